@@ -1,0 +1,41 @@
+package dev.outbox;
+
+import java.time.Clock;
+import java.util.Objects;
+import java.util.function.Function;
+
+final class DefaultOutbox implements Outbox {
+
+    private final OutboxRecordRepository repository;
+    private final PayloadSerializer serializer;
+    private final Clock clock;
+    private final int maxPayloadBytes;
+    private final Function<Object, String> eventTypeResolver;
+
+    DefaultOutbox(OutboxRecordRepository repository, PayloadSerializer serializer, Clock clock, int maxPayloadBytes,
+            Function<Object, String> eventTypeResolver) {
+        this.repository = repository;
+        this.serializer = serializer;
+        this.clock = clock;
+        this.maxPayloadBytes = maxPayloadBytes;
+        this.eventTypeResolver = eventTypeResolver;
+    }
+
+    @Override
+    public OutboxRecord schedule(Object event, String aggregateId) {
+        Objects.requireNonNull(event, "event must not be null");
+        return schedule(event, aggregateId, eventTypeResolver.apply(event));
+    }
+
+    @Override
+    public OutboxRecord schedule(Object event, String aggregateId, String eventType) {
+        Objects.requireNonNull(event, "event must not be null");
+        OutboxRecord record = OutboxRecord.builder()
+                .aggregateId(aggregateId)
+                .eventType(eventType)
+                .payload(serializer.serialize(event))
+                .maxPayloadBytes(maxPayloadBytes)
+                .build(clock);
+        return repository.save(record);
+    }
+}

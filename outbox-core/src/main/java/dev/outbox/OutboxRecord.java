@@ -1,0 +1,335 @@
+package dev.outbox;
+
+import com.google.common.base.Utf8;
+import dev.outbox.partition.PartitionHasher;
+import java.time.Clock;
+import java.time.Instant;
+import java.util.Objects;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * One event waiting in, or processed from, the outbox. Immutable.
+ *
+ * <p>Create new records with {@link #builder()} inside the business transaction and save them with
+ * {@link OutboxRecordRepository#save(OutboxRecord)}. {@link #restore()} recreates a record with every field given, for
+ * tests and for stores that read rows back.
+ *
+ * <p>Getters follow the JavaBeans convention so that Kotlin sees properties ({@code record.eventType}).
+ */
+public final class OutboxRecord {
+
+    /** Length limit of {@code aggregate_id}, in characters; the column is {@code VARCHAR(255)}. */
+    public static final int MAX_AGGREGATE_ID_LENGTH = 255;
+    /** Length limit of {@code event_type}, in characters; the column is {@code VARCHAR(255)}. */
+    public static final int MAX_EVENT_TYPE_LENGTH = 255;
+    /** Default limit of the payload, in UTF-8 bytes (1 MiB). Configurable with {@code outbox.max-payload-size}. */
+    public static final int DEFAULT_MAX_PAYLOAD_BYTES = 1024 * 1024;
+    /** Length limit of the stored error text, in characters; longer texts are cut. */
+    public static final int MAX_ERROR_LENGTH = 2000;
+
+    private final String id;
+    private final String aggregateId;
+    private final String eventType;
+    private final String payload;
+    private final int partition;
+    private final Instant createdAt;
+    private final OutboxRecordStatus status;
+    private final @Nullable Instant completedAt;
+    private final int retryCount;
+    private final Instant nextRetryAt;
+    private final @Nullable Long sequence;
+    private final @Nullable String lastError;
+
+    private OutboxRecord(RestoreBuilder b) {
+        this.id = requireText("id", b.id, 64);
+        this.aggregateId = requireText("aggregateId", b.aggregateId, MAX_AGGREGATE_ID_LENGTH);
+        this.eventType = requireText("eventType", b.eventType, MAX_EVENT_TYPE_LENGTH);
+        this.payload = Objects.requireNonNull(b.payload, "payload must not be null");
+        this.partition = b.partition == null ? PartitionHasher.partitionOf(aggregateId) : b.partition;
+        if (partition != PartitionHasher.partitionOf(aggregateId)) {
+            throw new IllegalArgumentException("partition is " + partition + " but aggregateId '" + aggregateId
+                    + "' hashes to partition " + PartitionHasher.partitionOf(aggregateId));
+        }
+        this.createdAt = Objects.requireNonNull(b.createdAt, "createdAt must not be null");
+        this.status = Objects.requireNonNull(b.status, "status must not be null");
+        this.completedAt = b.completedAt;
+        if (b.retryCount < 0) {
+            throw new IllegalArgumentException("retryCount must be >= 0 but was " + b.retryCount);
+        }
+        this.retryCount = b.retryCount;
+        this.nextRetryAt = Objects.requireNonNull(b.nextRetryAt, "nextRetryAt must not be null");
+        this.sequence = b.sequence;
+        this.lastError = b.lastError;
+    }
+
+    /** Starts a new record. */
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /** Recreates a record with every field given: for tests and for stores reading rows back. */
+    public static RestoreBuilder restore() {
+        return new RestoreBuilder();
+    }
+
+    /** Unique id, a time-ordered UUID for new records. */
+    public String getId() {
+        return id;
+    }
+
+    /** The aggregate this event belongs to; records of one aggregate are processed in order. */
+    public String getAggregateId() {
+        return aggregateId;
+    }
+
+    public String getEventType() {
+        return eventType;
+    }
+
+    /** The serialized event, usually JSON. */
+    public String getPayload() {
+        return payload;
+    }
+
+    /** {@link PartitionHasher#partitionOf(String)} of the aggregate id. */
+    public int getPartition() {
+        return partition;
+    }
+
+    public Instant getCreatedAt() {
+        return createdAt;
+    }
+
+    public OutboxRecordStatus getStatus() {
+        return status;
+    }
+
+    public @Nullable Instant getCompletedAt() {
+        return completedAt;
+    }
+
+    /** Retries performed so far: the attempt in progress is number {@code retryCount + 1}. */
+    public int getRetryCount() {
+        return retryCount;
+    }
+
+    /** The record is not processed before this instant. Equal to {@link #getCreatedAt()} for a new record. */
+    public Instant getNextRetryAt() {
+        return nextRetryAt;
+    }
+
+    /**
+     * Database-assigned insertion order, the per-aggregate tie-breaker; null until the record has been stored and read
+     * back.
+     */
+    public @Nullable Long getSequence() {
+        return sequence;
+    }
+
+    /** Text of the last failure, at most {@value #MAX_ERROR_LENGTH} characters, or null. */
+    public @Nullable String getLastError() {
+        return lastError;
+    }
+
+    /** A builder preloaded with this record's fields. */
+    public RestoreBuilder toBuilder() {
+        return new RestoreBuilder().id(id).aggregateId(aggregateId).eventType(eventType).payload(payload)
+                .partition(partition).createdAt(createdAt).status(status).completedAt(completedAt)
+                .retryCount(retryCount).nextRetryAt(nextRetryAt).sequence(sequence).lastError(lastError);
+    }
+
+    @Override
+    public boolean equals(Object other) {
+        return other instanceof OutboxRecord that && id.equals(that.id);
+    }
+
+    @Override
+    public int hashCode() {
+        return id.hashCode();
+    }
+
+    @Override
+    public String toString() {
+        return "OutboxRecord[id=" + id + ", aggregateId=" + aggregateId + ", eventType=" + eventType
+                + ", partition=" + partition + ", sequence=" + sequence + ", status=" + status
+                + ", retryCount=" + retryCount + "]";
+    }
+
+    /** UTF-8 size of a payload; rejects unpaired surrogates, which cannot be stored faithfully. */
+    static int payloadBytes(String payload) {
+        try {
+            return Utf8.encodedLength(payload);
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException("payload is not valid UTF-16 text: " + e.getMessage(), e);
+        }
+    }
+
+    private static String requireText(String field, @Nullable String value, int maxLength) {
+        if (value == null) {
+            throw new IllegalArgumentException(field + " must not be null");
+        }
+        if (value.isBlank()) {
+            throw new IllegalArgumentException(field + " must not be blank");
+        }
+        int length = value.codePointCount(0, value.length());
+        if (length > maxLength) {
+            throw new IllegalArgumentException(
+                    field + " is " + length + " characters long; the limit is " + maxLength + " characters");
+        }
+        try {
+            Utf8.encodedLength(value);
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException(field + " is not valid UTF-16 text: " + e.getMessage(), e);
+        }
+        return value;
+    }
+
+    /** Builds a new record: validates the input, assigns an id and computes the partition. Not thread-safe. */
+    public static final class Builder {
+
+        private @Nullable String aggregateId;
+        private @Nullable String eventType;
+        private @Nullable String payload;
+        private int maxPayloadBytes = DEFAULT_MAX_PAYLOAD_BYTES;
+
+        private Builder() {
+        }
+
+        public Builder aggregateId(String aggregateId) {
+            this.aggregateId = aggregateId;
+            return this;
+        }
+
+        public Builder eventType(String eventType) {
+            this.eventType = eventType;
+            return this;
+        }
+
+        public Builder payload(String payload) {
+            this.payload = payload;
+            return this;
+        }
+
+        /**
+         * Payload limit for this record in UTF-8 bytes, default {@value #DEFAULT_MAX_PAYLOAD_BYTES}. The
+         * {@link Outbox} façade passes {@code outbox.max-payload-size}; the repository checks that limit again.
+         */
+        public Builder maxPayloadBytes(int maxPayloadBytes) {
+            if (maxPayloadBytes < 1) {
+                throw new IllegalArgumentException("maxPayloadBytes must be >= 1 but was " + maxPayloadBytes);
+            }
+            this.maxPayloadBytes = maxPayloadBytes;
+            return this;
+        }
+
+        /**
+         * Validates and creates the record, due at once. Throws {@link IllegalArgumentException} naming the field for
+         * a null or blank aggregate id or event type, an id or type longer than its column, text that is not valid
+         * UTF-16, or a payload over the limit.
+         */
+        public OutboxRecord build(Clock clock) {
+            Objects.requireNonNull(clock, "clock must not be null");
+            if (payload == null) {
+                throw new IllegalArgumentException("payload must not be null");
+            }
+            int bytes = payloadBytes(payload);
+            if (bytes > maxPayloadBytes) {
+                throw new IllegalArgumentException("payload is " + bytes + " bytes (UTF-8); the limit is "
+                        + maxPayloadBytes + " bytes (outbox.max-payload-size)");
+            }
+            Instant now = clock.instant();
+            return new RestoreBuilder().id(RecordIds.next(now)).aggregateId(aggregateId).eventType(eventType)
+                    .payload(payload).createdAt(now).status(OutboxRecordStatus.NEW).retryCount(0)
+                    .nextRetryAt(now).build();
+        }
+    }
+
+    /** Sets every field of a record; missing partition is computed, everything else is required but nullable ones. */
+    public static final class RestoreBuilder {
+
+        private @Nullable String id;
+        private @Nullable String aggregateId;
+        private @Nullable String eventType;
+        private @Nullable String payload;
+        private @Nullable Integer partition;
+        private @Nullable Instant createdAt;
+        private OutboxRecordStatus status = OutboxRecordStatus.NEW;
+        private @Nullable Instant completedAt;
+        private int retryCount;
+        private @Nullable Instant nextRetryAt;
+        private @Nullable Long sequence;
+        private @Nullable String lastError;
+
+        private RestoreBuilder() {
+        }
+
+        public RestoreBuilder id(@Nullable String id) {
+            this.id = id;
+            return this;
+        }
+
+        public RestoreBuilder aggregateId(@Nullable String aggregateId) {
+            this.aggregateId = aggregateId;
+            return this;
+        }
+
+        public RestoreBuilder eventType(@Nullable String eventType) {
+            this.eventType = eventType;
+            return this;
+        }
+
+        public RestoreBuilder payload(@Nullable String payload) {
+            this.payload = payload;
+            return this;
+        }
+
+        /** Optional: when given it must equal the hash of the aggregate id. */
+        public RestoreBuilder partition(int partition) {
+            this.partition = partition;
+            return this;
+        }
+
+        public RestoreBuilder createdAt(@Nullable Instant createdAt) {
+            this.createdAt = createdAt;
+            return this;
+        }
+
+        public RestoreBuilder status(OutboxRecordStatus status) {
+            this.status = status;
+            return this;
+        }
+
+        public RestoreBuilder completedAt(@Nullable Instant completedAt) {
+            this.completedAt = completedAt;
+            return this;
+        }
+
+        public RestoreBuilder retryCount(int retryCount) {
+            this.retryCount = retryCount;
+            return this;
+        }
+
+        /** Defaults to {@code createdAt}. */
+        public RestoreBuilder nextRetryAt(@Nullable Instant nextRetryAt) {
+            this.nextRetryAt = nextRetryAt;
+            return this;
+        }
+
+        public RestoreBuilder sequence(@Nullable Long sequence) {
+            this.sequence = sequence;
+            return this;
+        }
+
+        public RestoreBuilder lastError(@Nullable String lastError) {
+            this.lastError = lastError;
+            return this;
+        }
+
+        public OutboxRecord build() {
+            if (nextRetryAt == null) {
+                nextRetryAt = createdAt;
+            }
+            return new OutboxRecord(this);
+        }
+    }
+}

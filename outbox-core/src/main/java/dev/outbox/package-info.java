@@ -1,0 +1,4 @@
+@NullMarked
+package dev.outbox;
+
+import org.jspecify.annotations.NullMarked;

@@ -1,0 +1,4 @@
+@NullMarked
+package dev.outbox.partition;
+
+import org.jspecify.annotations.NullMarked;

@@ -1,0 +1,451 @@
+package dev.outbox.processing;
+
+import dev.outbox.OutboxRecord;
+import dev.outbox.OutboxRecordProcessor;
+import dev.outbox.partition.OwnedPartitions;
+import dev.outbox.partition.PartitionOwnership;
+import dev.outbox.retry.OutboxRetryPolicy;
+import dev.outbox.spi.DueRecordsQuery;
+import dev.outbox.spi.OutboxListener;
+import dev.outbox.spi.RecordStore;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.ReentrantLock;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The processing engine: fetches due records of the partitions this instance owns and hands them to the
+ * {@link OutboxRecordProcessor}, one aggregate at a time per worker, in sequence order, with retries.
+ *
+ * <p>Run it in the background with {@link #start()} and {@link #stop(Duration)}, or drive it by hand with
+ * {@link #processDueRecords()} (tests, batch jobs). Passes never overlap: a manual pass waits for the background one.
+ */
+public final class OutboxProcessor implements AutoCloseable {
+
+    private static final Logger log = LoggerFactory.getLogger(OutboxProcessor.class);
+    private static final Duration OUTAGE_LOG_INTERVAL = Duration.ofMinutes(1);
+
+    private final RecordStore store;
+    private final OutboxRecordProcessor handler;
+    private final OutboxRetryPolicy retryPolicy;
+    private final PartitionOwnership ownership;
+    private final OutboxListener listener;
+    private final Clock clock;
+    private final ProcessingOptions options;
+
+    private final ReentrantLock passLock = new ReentrantLock();
+    private final ReentrantLock signalLock = new ReentrantLock();
+    private final Condition wakeUpSignal = signalLock.newCondition();
+    private boolean wakeUpRequested;
+
+    private final Object lifecycleMonitor = new Object();
+    private volatile boolean running;
+    private volatile boolean stopping;
+    private boolean closed;
+    private @Nullable Thread poller;
+    private @Nullable ExecutorService workers;
+
+    private OutboxProcessor(Builder builder) {
+        this.store = Objects.requireNonNull(builder.store, "OutboxProcessor.builder(): recordStore is required");
+        this.handler = Objects.requireNonNull(builder.handler, "OutboxProcessor.builder(): handler is required");
+        this.retryPolicy = builder.retryPolicy;
+        this.ownership = builder.ownership;
+        this.listener = builder.listener;
+        this.clock = builder.clock;
+        this.options = builder.options;
+    }
+
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    public ProcessingOptions options() {
+        return options;
+    }
+
+    /** Starts the background loop. Does nothing when already running. */
+    public void start() {
+        synchronized (lifecycleMonitor) {
+            if (closed) {
+                throw new IllegalStateException("OutboxProcessor is closed");
+            }
+            if (running) {
+                return;
+            }
+            running = true;
+            stopping = false;
+            Thread thread = new Thread(this::runLoop, "outbox-processor");
+            thread.setDaemon(true);
+            poller = thread;
+            thread.start();
+            log.info("Outbox processor started: {}, retry policy {}", options, retryPolicy);
+        }
+    }
+
+    public boolean isRunning() {
+        return running;
+    }
+
+    /** Stops within {@link ProcessingOptions#shutdownTimeout()}; see {@link #stop(Duration)}. */
+    public boolean stop() {
+        return stop(options.shutdownTimeout());
+    }
+
+    /**
+     * Stops taking new records and waits up to {@code timeout} for the records being handled to finish. Handlers still
+     * running after that are interrupted; their records stay {@code NEW} and are processed again later.
+     *
+     * @return true when every handler finished in time
+     */
+    public boolean stop(Duration timeout) {
+        Thread thread;
+        synchronized (lifecycleMonitor) {
+            if (!running) {
+                return true;
+            }
+            running = false;
+            stopping = true;
+            thread = poller;
+            poller = null;
+        }
+        wakeUp();
+        boolean drained = true;
+        try {
+            if (thread != null) {
+                thread.join(timeout.toMillis());
+                if (thread.isAlive()) {
+                    drained = false;
+                    log.warn("Outbox processor: handlers still running after {}; interrupting them", timeout);
+                    interruptWorkers();
+                    thread.interrupt();
+                }
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            drained = false;
+            interruptWorkers();
+        } finally {
+            stopping = false;
+        }
+        log.info("Outbox processor stopped");
+        return drained;
+    }
+
+    /** Stops (see {@link #stop()}) and releases the worker threads for good. */
+    @Override
+    public void close() {
+        stop();
+        synchronized (lifecycleMonitor) {
+            closed = true;
+            if (workers != null) {
+                workers.shutdown();
+                workers = null;
+            }
+        }
+    }
+
+    /** Asks the background loop to look for due records now instead of at the end of its poll interval. */
+    public void wakeUp() {
+        signalLock.lock();
+        try {
+            wakeUpRequested = true;
+            wakeUpSignal.signalAll();
+        } finally {
+            signalLock.unlock();
+        }
+    }
+
+    /**
+     * Runs one pass in the calling thread: fetches up to {@code batch-size} due records of the owned partitions and
+     * handles them (different aggregates in parallel), waiting until all are done.
+     *
+     * @return how many records were handed to the handler
+     */
+    public int processDueRecords() {
+        return runPass().handled();
+    }
+
+    private record Pass(int fetched, int handled) {
+    }
+
+    private Pass runPass() {
+        passLock.lock();
+        try {
+            OwnedPartitions owned = ownership.ownedPartitions();
+            if (owned.isEmpty()) {
+                return new Pass(0, 0);
+            }
+            DueRecordsQuery query = new DueRecordsQuery(owned, clock.instant(), options.batchSize(),
+                    options.stopOnFirstFailure());
+            List<OutboxRecord> due = store.findDue(query);
+            if (due.isEmpty()) {
+                return new Pass(0, 0);
+            }
+            Map<String, List<OutboxRecord>> byAggregate = new LinkedHashMap<>();
+            for (OutboxRecord record : due) {
+                byAggregate.computeIfAbsent(record.getAggregateId(), id -> new ArrayList<>()).add(record);
+            }
+            AtomicInteger handled = new AtomicInteger();
+            ExecutorService executor = workers();
+            List<Future<?>> futures = new ArrayList<>(byAggregate.size());
+            for (List<OutboxRecord> records : byAggregate.values()) {
+                futures.add(executor.submit(() -> processAggregate(records, handled)));
+            }
+            awaitAll(futures);
+            return new Pass(due.size(), handled.get());
+        } finally {
+            passLock.unlock();
+        }
+    }
+
+    private void processAggregate(List<OutboxRecord> records, AtomicInteger handled) {
+        for (OutboxRecord record : records) {
+            if (stopping || Thread.currentThread().isInterrupted()) {
+                return;
+            }
+            handled.incrementAndGet();
+            boolean succeeded;
+            try {
+                succeeded = processRecord(record);
+            } catch (RuntimeException e) {
+                // The outcome could not be written; the record stays NEW and is handled again later.
+                log.warn("Outbox record {} of aggregate {}: could not store the outcome; it will be processed again",
+                        record.getId(), record.getAggregateId(), e);
+                return;
+            }
+            if (!succeeded && options.stopOnFirstFailure()) {
+                return;
+            }
+        }
+    }
+
+    /** Handles one record and stores the outcome; true when the handler succeeded. */
+    private boolean processRecord(OutboxRecord record) {
+        long started = System.nanoTime();
+        Throwable failure = null;
+        try {
+            handler.process(record);
+        } catch (Throwable e) {
+            if (e instanceof InterruptedException) {
+                Thread.currentThread().interrupt();
+            }
+            failure = e;
+        }
+        Duration handlerTime = Duration.ofNanos(System.nanoTime() - started);
+        Instant now = clock.instant();
+        if (failure == null) {
+            if (store.markCompleted(record, now)) {
+                listener.onCompleted(record, handlerTime);
+            } else {
+                rejected(record);
+            }
+            return true;
+        }
+        int retriesSoFar = record.getRetryCount();
+        String error = ErrorText.of(failure);
+        if (retriesSoFar < options.maxRetries() && retryPolicy.shouldRetry(failure)) {
+            int retryCount = retriesSoFar + 1;
+            Duration delay = retryPolicy.nextDelay(retryCount);
+            Instant nextRetryAt = now.plus(delay);
+            if (store.scheduleRetry(record, retryCount, nextRetryAt, error)) {
+                log.warn("Outbox record {} ({}, aggregate {}) failed on attempt {}; retry {} of {} in {}: {}",
+                        record.getId(), record.getEventType(), record.getAggregateId(), retriesSoFar + 1,
+                        retryCount, options.maxRetries(), delay, error);
+                log.debug("Failure of outbox record {}", record.getId(), failure);
+                listener.onRetryScheduled(record, failure, retryCount, handlerTime);
+            } else {
+                rejected(record);
+            }
+        } else {
+            if (store.markFailed(record, retriesSoFar, error)) {
+                log.error("Outbox record {} ({}, aggregate {}) FAILED after {} attempt(s){}", record.getId(),
+                        record.getEventType(), record.getAggregateId(), retriesSoFar + 1,
+                        options.stopOnFirstFailure() ? "; later records of the aggregate wait" : "", failure);
+                listener.onFailed(record, failure, handlerTime);
+            } else {
+                rejected(record);
+            }
+        }
+        return false;
+    }
+
+    private void rejected(OutboxRecord record) {
+        log.info("Outbox record {} was changed by someone else while being handled; its outcome was not stored",
+                record.getId());
+        listener.onStatusWriteRejected(record);
+    }
+
+    private void runLoop() {
+        Instant outageSince = null;
+        Instant lastOutageLog = Instant.MIN;
+        while (running) {
+            Pass pass;
+            try {
+                pass = runPass();
+                if (outageSince != null) {
+                    log.info("Outbox processor: the record store answers again after {}",
+                            Duration.between(outageSince, Instant.now()));
+                    outageSince = null;
+                }
+            } catch (RuntimeException e) {
+                Instant now = Instant.now();
+                if (outageSince == null) {
+                    outageSince = now;
+                    lastOutageLog = now;
+                    log.warn("Outbox processor: fetching due records failed; retrying every {}", options.pollInterval(),
+                            e);
+                } else if (Duration.between(lastOutageLog, now).compareTo(OUTAGE_LOG_INTERVAL) >= 0) {
+                    lastOutageLog = now;
+                    log.warn("Outbox processor: fetching due records still fails after {}: {}",
+                            Duration.between(outageSince, now), e.toString());
+                }
+                awaitWakeUp(options.pollInterval());
+                continue;
+            } catch (Error e) {
+                log.error("Outbox processor: unexpected error; continuing", e);
+                awaitWakeUp(options.pollInterval());
+                continue;
+            }
+            if (pass.fetched() < options.batchSize()) {
+                awaitWakeUp(options.pollInterval());
+            }
+        }
+    }
+
+    private void awaitWakeUp(Duration timeout) {
+        signalLock.lock();
+        try {
+            long nanos = timeout.toNanos();
+            while (!wakeUpRequested && running && nanos > 0) {
+                nanos = wakeUpSignal.awaitNanos(nanos);
+            }
+            wakeUpRequested = false;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } finally {
+            signalLock.unlock();
+        }
+    }
+
+    private void awaitAll(List<Future<?>> futures) {
+        for (Future<?> future : futures) {
+            try {
+                future.get();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                futures.forEach(f -> f.cancel(true));
+                return;
+            } catch (ExecutionException e) {
+                log.error("Outbox processor: a worker failed unexpectedly", e.getCause());
+            } catch (CancellationException e) {
+                // cancelled by stop(); the records stay NEW
+            }
+        }
+    }
+
+    private ExecutorService workers() {
+        synchronized (lifecycleMonitor) {
+            if (closed) {
+                throw new IllegalStateException("OutboxProcessor is closed");
+            }
+            if (workers == null) {
+                workers = Executors.newFixedThreadPool(options.concurrency(), new WorkerThreadFactory());
+            }
+            return workers;
+        }
+    }
+
+    private void interruptWorkers() {
+        synchronized (lifecycleMonitor) {
+            if (workers != null) {
+                workers.shutdownNow();
+                workers = null;
+            }
+        }
+    }
+
+    private static final class WorkerThreadFactory implements ThreadFactory {
+        private final AtomicInteger count = new AtomicInteger();
+
+        @Override
+        public Thread newThread(Runnable task) {
+            Thread thread = new Thread(task, "outbox-worker-" + count.incrementAndGet());
+            thread.setDaemon(true);
+            return thread;
+        }
+    }
+
+    /** Assembles an {@link OutboxProcessor}. Record store and handler are required. */
+    public static final class Builder {
+
+        private @Nullable RecordStore store;
+        private @Nullable OutboxRecordProcessor handler;
+        private OutboxRetryPolicy retryPolicy = OutboxRetryPolicy.exponential(Duration.ofSeconds(2),
+                Duration.ofMinutes(1), 2.0);
+        private PartitionOwnership ownership = PartitionOwnership.allPartitions();
+        private OutboxListener listener = OutboxListener.NOOP;
+        private Clock clock = Clock.systemUTC();
+        private ProcessingOptions options = ProcessingOptions.defaults();
+
+        private Builder() {
+        }
+
+        public Builder recordStore(RecordStore store) {
+            this.store = Objects.requireNonNull(store, "recordStore");
+            return this;
+        }
+
+        public Builder handler(OutboxRecordProcessor handler) {
+            this.handler = Objects.requireNonNull(handler, "handler");
+            return this;
+        }
+
+        /** Default: exponential, 2 s doubling up to 1 min. */
+        public Builder retryPolicy(OutboxRetryPolicy retryPolicy) {
+            this.retryPolicy = Objects.requireNonNull(retryPolicy, "retryPolicy");
+            return this;
+        }
+
+        /** Default: this instance owns all partitions. */
+        public Builder ownership(PartitionOwnership ownership) {
+            this.ownership = Objects.requireNonNull(ownership, "ownership");
+            return this;
+        }
+
+        public Builder listener(OutboxListener listener) {
+            this.listener = Objects.requireNonNull(listener, "listener");
+            return this;
+        }
+
+        public Builder clock(Clock clock) {
+            this.clock = Objects.requireNonNull(clock, "clock");
+            return this;
+        }
+
+        public Builder options(ProcessingOptions options) {
+            this.options = Objects.requireNonNull(options, "options");
+            return this;
+        }
+
+        public OutboxProcessor build() {
+            return new OutboxProcessor(this);
+        }
+    }
+}

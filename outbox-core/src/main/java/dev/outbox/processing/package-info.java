@@ -1,0 +1,4 @@
+@NullMarked
+package dev.outbox.processing;
+
+import org.jspecify.annotations.NullMarked;

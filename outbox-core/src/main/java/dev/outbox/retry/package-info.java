@@ -1,0 +1,4 @@
+@NullMarked
+package dev.outbox.retry;
+
+import org.jspecify.annotations.NullMarked;

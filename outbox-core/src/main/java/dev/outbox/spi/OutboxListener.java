@@ -1,0 +1,31 @@
+package dev.outbox.spi;
+
+import dev.outbox.OutboxRecord;
+import java.time.Duration;
+
+/**
+ * Observes processing, for metrics and logs. Called on worker threads; must be fast and must not throw. Every method
+ * has a no-op default, so implement only what you need.
+ */
+public interface OutboxListener {
+
+    /** A listener that does nothing. */
+    OutboxListener NOOP = new OutboxListener() {
+    };
+
+    /** The handler completed the record. */
+    default void onCompleted(OutboxRecord record, Duration handlerTime) {
+    }
+
+    /** The handler failed and the record will be retried as number {@code retryCount}. */
+    default void onRetryScheduled(OutboxRecord record, Throwable error, int retryCount, Duration handlerTime) {
+    }
+
+    /** The handler failed and the record is now {@code FAILED}. */
+    default void onFailed(OutboxRecord record, Throwable error, Duration handlerTime) {
+    }
+
+    /** A status write was refused because the row was changed by someone else. */
+    default void onStatusWriteRejected(OutboxRecord record) {
+    }
+}

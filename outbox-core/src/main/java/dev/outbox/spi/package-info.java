@@ -1,0 +1,4 @@
+@NullMarked
+package dev.outbox.spi;
+
+import org.jspecify.annotations.NullMarked;

@@ -1,0 +1,137 @@
+package dev.outbox.testing;
+
+import dev.outbox.OutboxRecord;
+import dev.outbox.OutboxRecordRepository;
+import dev.outbox.OutboxRecordStatus;
+import dev.outbox.spi.DueRecordsQuery;
+import dev.outbox.spi.RecordStore;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.Set;
+import java.util.function.UnaryOperator;
+
+/**
+ * A thread-safe in-memory outbox table, for unit tests of handlers and of the engine without a database. Follows the
+ * same contract as the database stores (the shared contract tests run against it).
+ */
+public final class InMemoryRecordStore implements RecordStore, OutboxRecordRepository {
+
+    private final Map<String, OutboxRecord> records = new LinkedHashMap<>();
+    private final int maxPayloadBytes;
+    private long nextSequence = 1;
+
+    public InMemoryRecordStore() {
+        this(OutboxRecord.DEFAULT_MAX_PAYLOAD_BYTES);
+    }
+
+    public InMemoryRecordStore(int maxPayloadBytes) {
+        this.maxPayloadBytes = maxPayloadBytes;
+    }
+
+    @Override
+    public synchronized OutboxRecord save(OutboxRecord record) {
+        Objects.requireNonNull(record, "record must not be null");
+        int bytes = record.getPayload().getBytes(java.nio.charset.StandardCharsets.UTF_8).length;
+        if (bytes > maxPayloadBytes) {
+            throw new IllegalArgumentException("payload is " + bytes + " bytes (UTF-8); the limit is "
+                    + maxPayloadBytes + " bytes (outbox.max-payload-size)");
+        }
+        if (records.containsKey(record.getId())) {
+            throw new IllegalArgumentException("a record with id " + record.getId() + " exists already");
+        }
+        records.put(record.getId(), record.toBuilder().sequence(nextSequence++).build());
+        return record;
+    }
+
+    @Override
+    public synchronized Optional<OutboxRecord> findById(String id) {
+        return Optional.ofNullable(records.get(id));
+    }
+
+    @Override
+    public synchronized List<OutboxRecord> findByAggregateId(String aggregateId) {
+        return records.values().stream().filter(r -> r.getAggregateId().equals(aggregateId))
+                .sorted(bySequence()).toList();
+    }
+
+    @Override
+    public synchronized List<OutboxRecord> findByStatus(OutboxRecordStatus status, int limit) {
+        return records.values().stream().filter(r -> r.getStatus() == status).sorted(bySequence()).limit(limit)
+                .toList();
+    }
+
+    @Override
+    public synchronized long countByStatus(OutboxRecordStatus status) {
+        return records.values().stream().filter(r -> r.getStatus() == status).count();
+    }
+
+    /** Every record, in sequence order. */
+    public synchronized List<OutboxRecord> all() {
+        return records.values().stream().sorted(bySequence()).toList();
+    }
+
+    @Override
+    public synchronized List<OutboxRecord> findDue(DueRecordsQuery query) {
+        Set<String> heldBack = new HashSet<>();
+        List<OutboxRecord> due = new ArrayList<>();
+        for (OutboxRecord record : all()) {
+            if (!query.partitions().contains(record.getPartition())) {
+                continue;
+            }
+            boolean isDue = record.getStatus() == OutboxRecordStatus.NEW
+                    && !record.getNextRetryAt().isAfter(query.now());
+            if (query.headOfAggregateOnly()) {
+                if (heldBack.contains(record.getAggregateId())) {
+                    continue;
+                }
+                if (record.getStatus() != OutboxRecordStatus.COMPLETED && !isDue) {
+                    heldBack.add(record.getAggregateId());
+                    continue;
+                }
+            }
+            if (isDue) {
+                due.add(record);
+                if (due.size() == query.limit()) {
+                    break;
+                }
+            }
+        }
+        return due;
+    }
+
+    @Override
+    public boolean markCompleted(OutboxRecord record, Instant completedAt) {
+        return updateIfNew(record, b -> b.status(OutboxRecordStatus.COMPLETED).completedAt(completedAt));
+    }
+
+    @Override
+    public boolean scheduleRetry(OutboxRecord record, int retryCount, Instant nextRetryAt, String lastError) {
+        return updateIfNew(record, b -> b.retryCount(retryCount).nextRetryAt(nextRetryAt).lastError(lastError));
+    }
+
+    @Override
+    public boolean markFailed(OutboxRecord record, int retryCount, String lastError) {
+        return updateIfNew(record,
+                b -> b.status(OutboxRecordStatus.FAILED).retryCount(retryCount).lastError(lastError));
+    }
+
+    private synchronized boolean updateIfNew(OutboxRecord record, UnaryOperator<OutboxRecord.RestoreBuilder> change) {
+        OutboxRecord current = records.get(record.getId());
+        if (current == null || current.getStatus() != OutboxRecordStatus.NEW) {
+            return false;
+        }
+        records.put(current.getId(), change.apply(current.toBuilder()).build());
+        return true;
+    }
+
+    private static Comparator<OutboxRecord> bySequence() {
+        return Comparator.comparing(r -> Objects.requireNonNull(r.getSequence()));
+    }
+}

@@ -1,0 +1,4 @@
+@NullMarked
+package dev.outbox.testing;
+
+import org.jspecify.annotations.NullMarked;
