@@ -1,5 +1,7 @@
 package dev.outbox;
 
+import java.util.List;
+
 /**
  * Handles outbox records: publish them to a broker, call another service, update a read model.
  *
@@ -11,4 +13,23 @@ package dev.outbox;
 public interface OutboxRecordProcessor {
 
     void process(OutboxRecord record) throws Exception;
+
+    /**
+     * One processor that calls each of {@code processors} in order; the record fails as soon as one of them throws, and
+     * a retry calls all of them again.
+     */
+    static OutboxRecordProcessor allOf(List<? extends OutboxRecordProcessor> processors) {
+        List<OutboxRecordProcessor> copy = List.copyOf(processors);
+        if (copy.isEmpty()) {
+            throw new IllegalArgumentException("processors must not be empty");
+        }
+        if (copy.size() == 1) {
+            return copy.get(0);
+        }
+        return record -> {
+            for (OutboxRecordProcessor processor : copy) {
+                processor.process(record);
+            }
+        };
+    }
 }

@@ -23,9 +23,11 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.BooleanSupplier;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -129,7 +131,7 @@ public final class OutboxProcessor implements AutoCloseable {
         boolean drained = true;
         try {
             if (thread != null) {
-                thread.join(timeout.toMillis());
+                thread.join(joinMillis(timeout));
                 if (thread.isAlive()) {
                     drained = false;
                     log.warn("Outbox processor: handlers still running after {}; interrupting them", timeout);
@@ -146,6 +148,18 @@ public final class OutboxProcessor implements AutoCloseable {
         }
         log.info("Outbox processor stopped");
         return drained;
+    }
+
+    /** Thread.join(0) waits forever: a zero, negative or sub-millisecond timeout waits one millisecond instead. */
+    private static long joinMillis(Duration timeout) {
+        if (timeout.isNegative() || timeout.isZero()) {
+            return 1;
+        }
+        try {
+            return Math.max(1, timeout.toMillis());
+        } catch (ArithmeticException e) {
+            return Long.MAX_VALUE;
+        }
     }
 
     /** Stops (see {@link #stop()}) and releases the worker threads for good. */
@@ -204,26 +218,30 @@ public final class OutboxProcessor implements AutoCloseable {
             }
             AtomicInteger handled = new AtomicInteger();
             ExecutorService executor = workers();
+            AtomicBoolean cancelled = new AtomicBoolean();
+            // True once stop() gave up on this pass (shutdownNow) or its caller was interrupted: handlers are then
+            // interrupted on purpose, which is not a failure of their records.
+            BooleanSupplier abandoned = () -> cancelled.get() || executor.isShutdown();
             List<Future<?>> futures = new ArrayList<>(byAggregate.size());
             for (List<OutboxRecord> records : byAggregate.values()) {
-                futures.add(executor.submit(() -> processAggregate(records, handled)));
+                futures.add(executor.submit(() -> processAggregate(records, handled, abandoned)));
             }
-            awaitAll(futures);
+            awaitAll(futures, cancelled);
             return new Pass(due.size(), handled.get());
         } finally {
             passLock.unlock();
         }
     }
 
-    private void processAggregate(List<OutboxRecord> records, AtomicInteger handled) {
+    private void processAggregate(List<OutboxRecord> records, AtomicInteger handled, BooleanSupplier abandoned) {
         for (OutboxRecord record : records) {
-            if (stopping || Thread.currentThread().isInterrupted()) {
+            if (stopping || abandoned.getAsBoolean() || Thread.currentThread().isInterrupted()) {
                 return;
             }
             handled.incrementAndGet();
             boolean succeeded;
             try {
-                succeeded = processRecord(record);
+                succeeded = processRecord(record, abandoned);
             } catch (RuntimeException e) {
                 // The outcome could not be written; the record stays NEW and is handled again later.
                 log.warn("Outbox record {} of aggregate {}: could not store the outcome; it will be processed again",
@@ -237,7 +255,7 @@ public final class OutboxProcessor implements AutoCloseable {
     }
 
     /** Handles one record and stores the outcome; true when the handler succeeded. */
-    private boolean processRecord(OutboxRecord record) {
+    private boolean processRecord(OutboxRecord record, BooleanSupplier abandoned) {
         long started = System.nanoTime();
         Throwable failure = null;
         try {
@@ -249,6 +267,12 @@ public final class OutboxProcessor implements AutoCloseable {
             failure = e;
         }
         Duration handlerTime = Duration.ofNanos(System.nanoTime() - started);
+        if (failure != null && abandoned.getAsBoolean()) {
+            // Interrupted by stop(): the record stays NEW as it was and is processed again later.
+            log.info("Outbox record {} was interrupted by shutdown; it stays NEW and will be processed again",
+                    record.getId());
+            return false;
+        }
         Instant now = clock.instant();
         if (failure == null) {
             if (store.markCompleted(record, now)) {
@@ -344,12 +368,13 @@ public final class OutboxProcessor implements AutoCloseable {
         }
     }
 
-    private void awaitAll(List<Future<?>> futures) {
+    private void awaitAll(List<Future<?>> futures, AtomicBoolean cancelled) {
         for (Future<?> future : futures) {
             try {
                 future.get();
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
+                cancelled.set(true);
                 futures.forEach(f -> f.cancel(true));
                 return;
             } catch (ExecutionException e) {

@@ -2,6 +2,7 @@ package dev.outbox.spi;
 
 import dev.outbox.OutboxRecord;
 import java.time.Duration;
+import java.util.List;
 
 /**
  * Observes processing, for metrics and logs. Called on worker threads; must be fast and must not throw. Every method
@@ -27,5 +28,37 @@ public interface OutboxListener {
 
     /** A status write was refused because the row was changed by someone else. */
     default void onStatusWriteRejected(OutboxRecord record) {
+    }
+
+    /** One listener that forwards every call to each of {@code listeners}, in order. */
+    static OutboxListener composite(List<? extends OutboxListener> listeners) {
+        List<OutboxListener> copy = List.copyOf(listeners);
+        if (copy.isEmpty()) {
+            return NOOP;
+        }
+        if (copy.size() == 1) {
+            return copy.get(0);
+        }
+        return new OutboxListener() {
+            @Override
+            public void onCompleted(OutboxRecord record, Duration handlerTime) {
+                copy.forEach(l -> l.onCompleted(record, handlerTime));
+            }
+
+            @Override
+            public void onRetryScheduled(OutboxRecord record, Throwable error, int retryCount, Duration handlerTime) {
+                copy.forEach(l -> l.onRetryScheduled(record, error, retryCount, handlerTime));
+            }
+
+            @Override
+            public void onFailed(OutboxRecord record, Throwable error, Duration handlerTime) {
+                copy.forEach(l -> l.onFailed(record, error, handlerTime));
+            }
+
+            @Override
+            public void onStatusWriteRejected(OutboxRecord record) {
+                copy.forEach(l -> l.onStatusWriteRejected(record));
+            }
+        };
     }
 }

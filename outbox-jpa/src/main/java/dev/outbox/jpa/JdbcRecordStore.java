@@ -1,0 +1,100 @@
+package dev.outbox.jpa;
+
+import dev.outbox.OutboxRecord;
+import dev.outbox.OutboxRecordStatus;
+import dev.outbox.jpa.dialect.DatabaseDialect;
+import dev.outbox.jpa.dialect.SqlStatements;
+import dev.outbox.partition.OwnedPartitions;
+import dev.outbox.spi.DueRecordsQuery;
+import dev.outbox.spi.RecordStore;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Instant;
+import java.util.List;
+import java.util.Objects;
+import java.util.stream.Collectors;
+import javax.sql.DataSource;
+import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.jdbc.core.RowMapper;
+
+/**
+ * {@link RecordStore} in plain SQL over JDBC. Every method is a single statement, atomic on its own, so it needs no
+ * surrounding transaction; statements come from the {@link DatabaseDialect}'s SQL resources.
+ */
+public final class JdbcRecordStore implements RecordStore {
+
+    private final JdbcTemplate jdbc;
+    private final DatabaseDialect dialect;
+    private final String findDueHeadOfAggregate;
+    private final String findDueAny;
+    private final String markCompleted;
+    private final String scheduleRetry;
+    private final String markFailed;
+    private final RowMapper<OutboxRecord> rowMapper = this::mapRow;
+
+    public JdbcRecordStore(DataSource dataSource, DatabaseDialect dialect) {
+        this.jdbc = new JdbcTemplate(Objects.requireNonNull(dataSource, "dataSource"));
+        this.dialect = Objects.requireNonNull(dialect, "dialect");
+        SqlStatements sql = dialect.statements();
+        String columns = sql.get("record.columns");
+        this.findDueHeadOfAggregate = sql.get("record.findDue.headOfAggregate").replace("{columns}", columns);
+        this.findDueAny = sql.get("record.findDue.any").replace("{columns}", columns);
+        this.markCompleted = sql.get("record.markCompleted");
+        this.scheduleRetry = sql.get("record.scheduleRetry");
+        this.markFailed = sql.get("record.markFailed");
+    }
+
+    @Override
+    public List<OutboxRecord> findDue(DueRecordsQuery query) {
+        Object now = dialect.timestampValue(query.now());
+        String filter = partitionFilter(query.partitions());
+        if (query.headOfAggregateOnly()) {
+            return jdbc.query(findDueHeadOfAggregate.replace("{partitionFilter}", filter), rowMapper, now, now,
+                    query.limit());
+        }
+        return jdbc.query(findDueAny.replace("{partitionFilter}", filter), rowMapper, now, query.limit());
+    }
+
+    @Override
+    public boolean markCompleted(OutboxRecord record, Instant completedAt) {
+        return jdbc.update(markCompleted, dialect.timestampValue(completedAt), record.getId(),
+                record.getRetryCount()) == 1;
+    }
+
+    @Override
+    public boolean scheduleRetry(OutboxRecord record, int retryCount, Instant nextRetryAt, String lastError) {
+        return jdbc.update(scheduleRetry, retryCount, dialect.timestampValue(nextRetryAt), lastError, record.getId(),
+                record.getRetryCount()) == 1;
+    }
+
+    @Override
+    public boolean markFailed(OutboxRecord record, int retryCount, String lastError) {
+        return jdbc.update(markFailed, retryCount, lastError, record.getId(), record.getRetryCount()) == 1;
+    }
+
+    /** Built from integers only, so it cannot carry SQL. Empty when every partition is owned. */
+    private static String partitionFilter(OwnedPartitions partitions) {
+        if (partitions.isAll()) {
+            return "";
+        }
+        return partitions.stream().mapToObj(Integer::toString)
+                .collect(Collectors.joining(",", "AND r.partition_no IN (", ")"));
+    }
+
+    private OutboxRecord mapRow(ResultSet rs, int rowNum) throws SQLException {
+        return OutboxRecord.restore()
+                .id(rs.getString("id"))
+                .sequence(rs.getLong("sequence_no"))
+                .status(OutboxRecordStatus.valueOf(rs.getString("status")))
+                .aggregateId(rs.getString("aggregate_id"))
+                .eventType(rs.getString("event_type"))
+                .payload(rs.getString("payload"))
+                .partition(rs.getInt("partition_no"))
+                .createdAt(dialect.readTimestamp(rs, "created_at"))
+                .completedAt(dialect.readTimestamp(rs, "completed_at"))
+                .retryCount(rs.getInt("retry_count"))
+                .nextRetryAt(dialect.readTimestamp(rs, "next_retry_at"))
+                .lastError(rs.getString("last_error"))
+                .build();
+    }
+}

@@ -1,0 +1,114 @@
+package dev.outbox.jpa;
+
+import dev.outbox.OutboxRecord;
+import dev.outbox.OutboxRecordRepository;
+import dev.outbox.OutboxRecordStatus;
+import jakarta.persistence.EntityManager;
+import jakarta.persistence.EntityManagerFactory;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+import org.springframework.orm.jpa.SharedEntityManagerCreator;
+import org.springframework.transaction.PlatformTransactionManager;
+import org.springframework.transaction.support.TransactionTemplate;
+
+/**
+ * {@link OutboxRecordRepository} on JPA: {@link #save(OutboxRecord)} persists through the application's
+ * {@link EntityManager}, so the record joins the current (business) transaction and commits or rolls back with it.
+ * Without a transaction, a save runs in one of its own.
+ */
+public final class JpaOutboxRecordRepository implements OutboxRecordRepository {
+
+    private final EntityManager entityManager;
+    private final TransactionTemplate transactions;
+    private final int maxPayloadBytes;
+
+    /**
+     * @param entityManager a transaction-bound shared entity manager (as Spring injects with
+     *     {@code @PersistenceContext} or {@code SharedEntityManagerCreator})
+     * @param transactionManager the application's transaction manager
+     * @param maxPayloadBytes {@code outbox.max-payload-size} in bytes
+     */
+    public JpaOutboxRecordRepository(EntityManager entityManager, PlatformTransactionManager transactionManager,
+            int maxPayloadBytes) {
+        this.entityManager = Objects.requireNonNull(entityManager, "entityManager");
+        this.transactions = new TransactionTemplate(Objects.requireNonNull(transactionManager, "transactionManager"));
+        if (maxPayloadBytes < 1) {
+            throw new IllegalArgumentException("outbox.max-payload-size must be >= 1 byte but was " + maxPayloadBytes);
+        }
+        this.maxPayloadBytes = maxPayloadBytes;
+    }
+
+    /**
+     * A repository on the application's entity manager factory, checking first that the factory maps
+     * {@link OutboxRecordEntity}: with an explicit {@code @EntityScan} it must list this package too.
+     */
+    public static JpaOutboxRecordRepository create(EntityManagerFactory entityManagerFactory,
+            PlatformTransactionManager transactionManager, int maxPayloadBytes) {
+        try {
+            entityManagerFactory.getMetamodel().entity(OutboxRecordEntity.class);
+        } catch (IllegalArgumentException e) {
+            throw new IllegalStateException("Outbox: the JPA persistence unit does not map " + OutboxRecordEntity.class
+                    .getName() + ". If the application uses @EntityScan, add " + OutboxRecordEntity.class.getPackageName()
+                    + " to it, e.g. @EntityScan(basePackageClasses = {Order.class, OutboxRecordEntity.class})", e);
+        }
+        return new JpaOutboxRecordRepository(
+                SharedEntityManagerCreator.createSharedEntityManager(entityManagerFactory), transactionManager,
+                maxPayloadBytes);
+    }
+
+    @Override
+    public OutboxRecord save(OutboxRecord record) {
+        Objects.requireNonNull(record, "record must not be null");
+        int bytes = record.getPayload().getBytes(StandardCharsets.UTF_8).length;
+        if (bytes > maxPayloadBytes) {
+            throw new IllegalArgumentException("payload is " + bytes + " bytes (UTF-8); the limit is "
+                    + maxPayloadBytes + " bytes (outbox.max-payload-size)");
+        }
+        OutboxRecordEntity entity = OutboxRecordEntity.of(record);
+        transactions.executeWithoutResult(status -> entityManager.persist(entity));
+        return record;
+    }
+
+    @Override
+    public Optional<OutboxRecord> findById(String id) {
+        return inTransaction(() -> Optional.ofNullable(entityManager.find(OutboxRecordEntity.class, id))
+                .map(OutboxRecordEntity::toRecord));
+    }
+
+    @Override
+    public List<OutboxRecord> findByAggregateId(String aggregateId) {
+        return inTransaction(() -> entityManager.createQuery(
+                        "select r from OutboxRecordEntity r where r.aggregateId = :aggregateId order by r.sequence",
+                        OutboxRecordEntity.class)
+                .setParameter("aggregateId", aggregateId)
+                .getResultList().stream().map(OutboxRecordEntity::toRecord).toList());
+    }
+
+    @Override
+    public List<OutboxRecord> findByStatus(OutboxRecordStatus status, int limit) {
+        if (limit < 1) {
+            throw new IllegalArgumentException("limit must be >= 1 but was " + limit);
+        }
+        return inTransaction(() -> entityManager.createQuery(
+                        "select r from OutboxRecordEntity r where r.status = :status order by r.sequence",
+                        OutboxRecordEntity.class)
+                .setParameter("status", status)
+                .setMaxResults(limit)
+                .getResultList().stream().map(OutboxRecordEntity::toRecord).toList());
+    }
+
+    @Override
+    public long countByStatus(OutboxRecordStatus status) {
+        return inTransaction(() -> entityManager.createQuery(
+                        "select count(r) from OutboxRecordEntity r where r.status = :status", Long.class)
+                .setParameter("status", status)
+                .getSingleResult());
+    }
+
+    private <T> T inTransaction(java.util.function.Supplier<T> work) {
+        T result = transactions.execute(status -> work.get());
+        return Objects.requireNonNull(result);
+    }
+}

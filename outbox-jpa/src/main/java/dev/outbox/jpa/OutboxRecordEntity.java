@@ -1,0 +1,90 @@
+package dev.outbox.jpa;
+
+import dev.outbox.OutboxRecord;
+import dev.outbox.OutboxRecordStatus;
+import jakarta.persistence.Column;
+import jakarta.persistence.Entity;
+import jakarta.persistence.EnumType;
+import jakarta.persistence.Enumerated;
+import jakarta.persistence.Id;
+import jakarta.persistence.Table;
+import java.time.Instant;
+import org.hibernate.annotations.Generated;
+import org.hibernate.generator.EventType;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * JPA mapping of {@code outbox_record}, used by the write path only: the processing side reads and updates rows with
+ * plain SQL. Applications never see this class; they work with {@link OutboxRecord}.
+ */
+@Entity
+@Table(name = "outbox_record")
+public class OutboxRecordEntity {
+
+    @Id
+    @Column(name = "id", length = 36, nullable = false, updatable = false)
+    private String id = "";
+
+    /** Assigned by the database on insert; read back so the entity carries the processing order. */
+    @Generated(event = EventType.INSERT)
+    @Column(name = "sequence_no", insertable = false, updatable = false)
+    private @Nullable Long sequence;
+
+    @Enumerated(EnumType.STRING)
+    @Column(name = "status", length = 20, nullable = false)
+    private OutboxRecordStatus status = OutboxRecordStatus.NEW;
+
+    @Column(name = "aggregate_id", length = 255, nullable = false, updatable = false)
+    private String aggregateId = "";
+
+    @Column(name = "event_type", length = 255, nullable = false, updatable = false)
+    private String eventType = "";
+
+    @Column(name = "payload", nullable = false, updatable = false)
+    private String payload = "";
+
+    @Column(name = "partition_no", nullable = false, updatable = false)
+    private int partition;
+
+    @Column(name = "created_at", nullable = false, updatable = false)
+    private Instant createdAt = Instant.EPOCH;
+
+    @Column(name = "completed_at")
+    private @Nullable Instant completedAt;
+
+    @Column(name = "retry_count", nullable = false)
+    private int retryCount;
+
+    @Column(name = "next_retry_at", nullable = false)
+    private Instant nextRetryAt = Instant.EPOCH;
+
+    @Column(name = "last_error", length = OutboxRecord.MAX_ERROR_LENGTH)
+    private @Nullable String lastError;
+
+    protected OutboxRecordEntity() {
+        // for JPA
+    }
+
+    static OutboxRecordEntity of(OutboxRecord record) {
+        OutboxRecordEntity entity = new OutboxRecordEntity();
+        entity.id = record.getId();
+        entity.status = record.getStatus();
+        entity.aggregateId = record.getAggregateId();
+        entity.eventType = record.getEventType();
+        entity.payload = record.getPayload();
+        entity.partition = record.getPartition();
+        entity.createdAt = record.getCreatedAt();
+        entity.completedAt = record.getCompletedAt();
+        entity.retryCount = record.getRetryCount();
+        entity.nextRetryAt = record.getNextRetryAt();
+        entity.lastError = record.getLastError();
+        return entity;
+    }
+
+    OutboxRecord toRecord() {
+        return OutboxRecord.restore().id(id).sequence(sequence).status(status).aggregateId(aggregateId)
+                .eventType(eventType).payload(payload).partition(partition).createdAt(createdAt)
+                .completedAt(completedAt).retryCount(retryCount).nextRetryAt(nextRetryAt).lastError(lastError)
+                .build();
+    }
+}

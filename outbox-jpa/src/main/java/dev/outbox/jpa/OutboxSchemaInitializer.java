@@ -1,0 +1,123 @@
+package dev.outbox.jpa;
+
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Objects;
+import javax.sql.DataSource;
+import liquibase.Scope;
+import liquibase.UpdateSummaryEnum;
+import liquibase.UpdateSummaryOutputEnum;
+import liquibase.changelog.visitor.DefaultChangeExecListener;
+import liquibase.command.CommandScope;
+import liquibase.command.core.UpdateCommandStep;
+import liquibase.command.core.helpers.ChangeExecListenerCommandStep;
+import liquibase.command.core.helpers.DbUrlConnectionArgumentsCommandStep;
+import liquibase.command.core.helpers.ShowSummaryArgument;
+import liquibase.configuration.LiquibaseConfiguration;
+import liquibase.database.Database;
+import liquibase.database.DatabaseFactory;
+import liquibase.database.jvm.JdbcConnection;
+import liquibase.resource.ClassLoaderResourceAccessor;
+import liquibase.ui.LoggerUIService;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Creates or upgrades the outbox tables by running the outbox Liquibase changelog against a {@link DataSource}.
+ *
+ * <p>For applications that do not run Liquibase themselves. Applications that do can instead include
+ * {@value #CHANGELOG} from their own master changelog; the two ways recognise each other's changesets, so switching
+ * between them, or using both, applies every changeset once. Both use Liquibase's default tracking tables
+ * ({@code DATABASECHANGELOG}, {@code DATABASECHANGELOGLOCK}) in the connection's default schema.
+ *
+ * <p>Needs {@code org.liquibase:liquibase-core} and {@code dev.outbox:db-changelog} on the class path; both are
+ * optional dependencies of this module.
+ */
+public final class OutboxSchemaInitializer {
+
+    /** Class-path location of the outbox master changelog (module {@code db-changelog}). */
+    public static final String CHANGELOG = "db/changelog/outbox/db.changelog-master.xml";
+
+    private static final Logger log = LoggerFactory.getLogger(OutboxSchemaInitializer.class);
+
+    private static final String ANALYTICS_ENABLED_KEY = "liquibase.analytics.enabled";
+
+    private OutboxSchemaInitializer() {
+    }
+
+    /**
+     * Applies every changeset of {@value #CHANGELOG} that the database has not run yet; does nothing when the schema
+     * is up to date. Borrows one connection from {@code dataSource} and gives it back; the data source stays open.
+     *
+     * @throws IllegalStateException if the changelog cannot be read or applied
+     */
+    public static void apply(DataSource dataSource) {
+        int applied = applyCounting(dataSource);
+        log.info("Outbox schema is up to date: {} changeset(s) of {} applied", applied, CHANGELOG);
+    }
+
+    /** {@link #apply(DataSource)} without the log line; returns the number of changesets run. */
+    static int applyCounting(DataSource dataSource) {
+        Objects.requireNonNull(dataSource, "dataSource");
+        try {
+            return update(dataSource);
+        } catch (Exception e) {
+            throw new IllegalStateException("Could not apply the outbox changelog " + CHANGELOG + ": " + e.getMessage(),
+                    e);
+        }
+    }
+
+    @SuppressWarnings("try") // ClassLoaderResourceAccessor.close() declares Exception
+    private static int update(DataSource dataSource) throws Exception {
+        ClassLoader classLoader = OutboxSchemaInitializer.class.getClassLoader();
+        try (ClassLoaderResourceAccessor resources = new ClassLoaderResourceAccessor(classLoader)) {
+            Map<String, Object> scope = new HashMap<>();
+            scope.put(Scope.Attr.resourceAccessor.name(), resources);
+            scope.put(Scope.Attr.classLoader.name(), classLoader);
+            // Liquibase's console output would go to System.out; a library sends it to the log instead.
+            scope.put(Scope.Attr.ui.name(), new LoggerUIService());
+            if (!isConfigured(ANALYTICS_ENABLED_KEY)) {
+                // Running the library's own changelog is no reason to send usage data; an explicit setting wins.
+                scope.put(ANALYTICS_ENABLED_KEY, false);
+            }
+            return Scope.child(scope, () -> runUpdate(dataSource));
+        }
+    }
+
+    private static int runUpdate(DataSource dataSource) throws Exception {
+        Connection connection = dataSource.getConnection();
+        Database database;
+        try {
+            database = DatabaseFactory.getInstance().findCorrectDatabaseImplementation(new JdbcConnection(connection));
+        } catch (Exception | Error e) {
+            try {
+                connection.close();
+            } catch (SQLException closeFailure) {
+                e.addSuppressed(closeFailure);
+            }
+            throw e;
+        }
+        try {
+            // Told of every changeset the update runs (the update step wraps it in its own listener).
+            DefaultChangeExecListener listener = new DefaultChangeExecListener();
+            new CommandScope(UpdateCommandStep.COMMAND_NAME)
+                    .addArgumentValue(DbUrlConnectionArgumentsCommandStep.DATABASE_ARG, database)
+                    .addArgumentValue(UpdateCommandStep.CHANGELOG_FILE_ARG, CHANGELOG)
+                    .addArgumentValue(ChangeExecListenerCommandStep.CHANGE_EXEC_LISTENER_ARG, listener)
+                    .addArgumentValue(ShowSummaryArgument.SHOW_SUMMARY, UpdateSummaryEnum.OFF)
+                    .addArgumentValue(ShowSummaryArgument.SHOW_SUMMARY_OUTPUT, UpdateSummaryOutputEnum.LOG)
+                    .execute();
+            return listener.getDeployedChangeSets().size();
+        } finally {
+            // Closes Liquibase's wrapper and so hands the connection back to the pool; the data source stays open.
+            database.close();
+        }
+    }
+
+    private static boolean isConfigured(String key) {
+        return Scope.getCurrentScope().getSingleton(LiquibaseConfiguration.class)
+                .getCurrentConfiguredValue(null, null, key).found();
+    }
+}

@@ -1,0 +1,4 @@
+@NullMarked
+package dev.outbox.jpa.dialect;
+
+import org.jspecify.annotations.NullMarked;

@@ -1,0 +1,4 @@
+@NullMarked
+package dev.outbox.jpa;
+
+import org.jspecify.annotations.NullMarked;

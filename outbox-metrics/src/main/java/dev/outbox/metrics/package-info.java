@@ -1,0 +1,4 @@
+@NullMarked
+package dev.outbox.metrics;
+
+import org.jspecify.annotations.NullMarked;

@@ -1,0 +1,24 @@
+package dev.outbox.boot;
+
+import dev.outbox.metrics.MicrometerOutboxListener;
+import dev.outbox.spi.OutboxListener;
+import io.micrometer.core.instrument.MeterRegistry;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.context.annotation.Bean;
+
+/** Meters outbox processing when Micrometer and {@code outbox-metrics} are on the classpath. */
+@AutoConfiguration(before = OutboxAutoConfiguration.class)
+@ConditionalOnClass({MeterRegistry.class, MicrometerOutboxListener.class})
+@ConditionalOnBooleanProperty(name = "outbox.enabled", matchIfMissing = true)
+public class OutboxMetricsAutoConfiguration {
+
+    /** A no-op when the application has no meter registry (Micrometer on the classpath, but no actuator). */
+    @Bean
+    OutboxListener outboxMetricsListener(ObjectProvider<MeterRegistry> registry) {
+        MeterRegistry meterRegistry = registry.getIfAvailable();
+        return meterRegistry == null ? OutboxListener.NOOP : new MicrometerOutboxListener(meterRegistry);
+    }
+}

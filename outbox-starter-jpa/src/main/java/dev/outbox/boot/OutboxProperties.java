@@ -1,0 +1,175 @@
+package dev.outbox.boot;
+
+import dev.outbox.processing.ProcessingOptions;
+import dev.outbox.retry.OutboxRetryPolicy;
+import java.time.Duration;
+import java.time.temporal.ChronoUnit;
+import java.util.function.Supplier;
+import org.springframework.boot.context.properties.ConfigurationProperties;
+import org.springframework.boot.context.properties.bind.DefaultValue;
+import org.springframework.boot.convert.DurationUnit;
+import org.springframework.util.unit.DataSize;
+
+/**
+ * Configuration of the outbox, under {@code outbox.*}. Durations given as plain numbers are milliseconds
+ * ({@code poll-interval: 2000}); units are accepted too ({@code 2s}). Values are checked at startup and a bad one
+ * stops the application with a message naming the property and its limit.
+ *
+ * @param enabled master switch of the outbox auto-configuration
+ * @param pollInterval longest wait between two looks for due records when idle; new records written by this instance
+ *     wake the processor sooner
+ * @param batchSize most records fetched and dispatched in one pass (1..10000)
+ * @param maxPayloadSize largest payload accepted, in UTF-8 bytes; larger records are rejected before anything is
+ *     written
+ * @param schemaInitialization creation of the outbox tables at startup
+ * @param processing how records are processed
+ * @param retry what happens when a handler fails
+ * @param instance this application instance
+ */
+@ConfigurationProperties("outbox")
+public record OutboxProperties(
+        @DefaultValue("true") boolean enabled,
+        @DefaultValue("2s") @DurationUnit(ChronoUnit.MILLIS) Duration pollInterval,
+        @DefaultValue("100") int batchSize,
+        @DefaultValue("1MB") DataSize maxPayloadSize,
+        @DefaultValue SchemaInitialization schemaInitialization,
+        @DefaultValue Processing processing,
+        @DefaultValue Retry retry,
+        @DefaultValue Instance instance) {
+
+    public OutboxProperties {
+        // Check eagerly, so a bad value fails the binding of outbox.* with the property named.
+        processingOptions(pollInterval, batchSize, processing, retry, instance);
+        if (maxPayloadSize.toBytes() < 1 || maxPayloadSize.toBytes() > Integer.MAX_VALUE) {
+            throw new IllegalArgumentException("outbox.max-payload-size must be between 1B and "
+                    + Integer.MAX_VALUE + "B but was " + maxPayloadSize);
+        }
+        // Every stock policy is checked, the unused ones too: a wrong value is wrong wherever it is.
+        retry.basePolicy(RetryPolicyType.FIXED);
+        retry.basePolicy(RetryPolicyType.EXPONENTIAL);
+        retry.toPolicy();
+    }
+
+    /**
+     * @param enabled apply the outbox Liquibase changelog ({@code db/changelog/outbox/db.changelog-master.xml}) at
+     *     startup; leave off when your own Liquibase master includes it
+     */
+    public record SchemaInitialization(@DefaultValue("false") boolean enabled) {
+    }
+
+    /**
+     * @param enabled run the background processing loop; when off, records are written but only processed by
+     *     explicit calls to {@code OutboxProcessor.processDueRecords()}
+     * @param stopOnFirstFailure when a record fails, hold back the later records of its aggregate until it succeeds
+     *     (true), or let them proceed independently (false)
+     * @param concurrency aggregates processed in parallel; records of one aggregate are always sequential (1..1000)
+     */
+    public record Processing(
+            @DefaultValue("true") boolean enabled,
+            @DefaultValue("true") boolean stopOnFirstFailure,
+            @DefaultValue("4") int concurrency) {
+    }
+
+    /**
+     * @param maxRetries retries after the first attempt; {@code 3} means at most four attempts, then the record is
+     *     FAILED
+     * @param policy the retry delay policy; ignored when the application defines an {@code OutboxRetryPolicy} bean
+     * @param fixed settings of the fixed policy
+     * @param exponential settings of the exponential policy
+     * @param jittered settings of the jittered policy
+     */
+    public record Retry(
+            @DefaultValue("3") int maxRetries,
+            @DefaultValue("exponential") RetryPolicyType policy,
+            @DefaultValue Fixed fixed,
+            @DefaultValue Exponential exponential,
+            @DefaultValue Jittered jittered) {
+
+        /** The stock policy these settings describe. */
+        public OutboxRetryPolicy toPolicy() {
+            return switch (policy) {
+                case FIXED, EXPONENTIAL -> basePolicy(policy);
+                case JITTERED -> {
+                    if (jittered.basePolicy() == RetryPolicyType.JITTERED) {
+                        throw new IllegalArgumentException(
+                                "outbox.retry.jittered.base-policy must be fixed or exponential but was jittered");
+                    }
+                    yield withProperty("outbox.retry.jittered.jitter",
+                            () -> OutboxRetryPolicy.jittered(basePolicy(jittered.basePolicy()), jittered.jitter()));
+                }
+            };
+        }
+
+        private OutboxRetryPolicy basePolicy(RetryPolicyType type) {
+            if (type == RetryPolicyType.FIXED) {
+                return withProperty("outbox.retry.fixed", () -> OutboxRetryPolicy.fixed(fixed.delay()));
+            }
+            return withProperty("outbox.retry.exponential", () -> OutboxRetryPolicy.exponential(
+                    exponential.initialDelay(), exponential.maxDelay(), exponential.multiplier()));
+        }
+
+        private static OutboxRetryPolicy withProperty(String prefix, Supplier<OutboxRetryPolicy> factory) {
+            try {
+                return factory.get();
+            } catch (IllegalArgumentException | NullPointerException e) {
+                throw new IllegalArgumentException(prefix + ": " + e.getMessage(), e);
+            }
+        }
+
+        /** @param delay wait before every retry */
+        public record Fixed(@DefaultValue("5s") @DurationUnit(ChronoUnit.MILLIS) Duration delay) {
+        }
+
+        /**
+         * @param initialDelay wait before the first retry
+         * @param maxDelay longest wait between retries
+         * @param multiplier factor applied to the wait after each retry (at least 1.0)
+         */
+        public record Exponential(
+                @DefaultValue("2s") @DurationUnit(ChronoUnit.MILLIS) Duration initialDelay,
+                @DefaultValue("60s") @DurationUnit(ChronoUnit.MILLIS) Duration maxDelay,
+                @DefaultValue("2.0") double multiplier) {
+        }
+
+        /**
+         * @param basePolicy the policy whose delays get the jitter: fixed or exponential
+         * @param jitter largest random extra wait added to each delay
+         */
+        public record Jittered(
+                @DefaultValue("exponential") RetryPolicyType basePolicy,
+                @DefaultValue("500ms") @DurationUnit(ChronoUnit.MILLIS) Duration jitter) {
+        }
+    }
+
+    /** The stock retry policies. */
+    public enum RetryPolicyType {
+        FIXED, EXPONENTIAL, JITTERED
+    }
+
+    /**
+     * @param gracefulShutdownTimeoutSeconds on shutdown, how long records being handled may take to finish
+     */
+    public record Instance(@DefaultValue("15") long gracefulShutdownTimeoutSeconds) {
+    }
+
+    /** The processing settings as the engine's immutable options; the engine checks every value. */
+    public ProcessingOptions toProcessingOptions() {
+        return processingOptions(pollInterval, batchSize, processing, retry, instance);
+    }
+
+    /** {@link #maxPayloadSize()} in bytes. */
+    public int maxPayloadBytes() {
+        return (int) maxPayloadSize.toBytes();
+    }
+
+    private static ProcessingOptions processingOptions(Duration pollInterval, int batchSize, Processing processing,
+            Retry retry, Instance instance) {
+        return ProcessingOptions.defaults()
+                .withPollInterval(pollInterval)
+                .withBatchSize(batchSize)
+                .withStopOnFirstFailure(processing.stopOnFirstFailure())
+                .withConcurrency(processing.concurrency())
+                .withMaxRetries(retry.maxRetries())
+                .withShutdownTimeout(Duration.ofSeconds(instance.gracefulShutdownTimeoutSeconds()));
+    }
+}

@@ -1,0 +1,4 @@
+@NullMarked
+package dev.outbox.boot;
+
+import org.jspecify.annotations.NullMarked;

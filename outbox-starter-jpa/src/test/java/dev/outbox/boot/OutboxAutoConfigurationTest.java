@@ -1,0 +1,198 @@
+package dev.outbox.boot;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.outbox.Outbox;
+import dev.outbox.OutboxRecord;
+import dev.outbox.OutboxRecordProcessor;
+import dev.outbox.OutboxRecordRepository;
+import dev.outbox.processing.OutboxProcessor;
+import dev.outbox.processing.ProcessingOptions;
+import dev.outbox.retry.OutboxRetryPolicy;
+import dev.outbox.spi.RecordStore;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.util.UUID;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.jdbc.core.JdbcTemplate;
+
+/** The auto-configuration on an embedded H2 database, without starting processing threads where not needed. */
+class OutboxAutoConfigurationTest {
+
+    private final ApplicationContextRunner runner = new ApplicationContextRunner()
+            .withConfiguration(AutoConfigurations.of(
+                    org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration.class,
+                    org.springframework.boot.hibernate.autoconfigure.HibernateJpaAutoConfiguration.class,
+                    org.springframework.boot.jackson.autoconfigure.JacksonAutoConfiguration.class,
+                    OutboxMetricsAutoConfiguration.class,
+                    OutboxAutoConfiguration.class))
+            .withPropertyValues(
+                    "spring.datasource.url=jdbc:h2:mem:autoconfig_" + UUID.randomUUID() + ";DB_CLOSE_DELAY=-1",
+                    "spring.jpa.hibernate.ddl-auto=none",
+                    "outbox.schema-initialization.enabled=true");
+
+    @Test
+    void propertyDefaultsAreTheEngineDefaults() {
+        runner.run(context -> {
+            OutboxProperties properties = context.getBean(OutboxProperties.class);
+            ProcessingOptions options = properties.toProcessingOptions();
+            ProcessingOptions defaults = ProcessingOptions.defaults();
+            assertThat(options.pollInterval()).isEqualTo(ProcessingOptions.DEFAULT_POLL_INTERVAL)
+                    .isEqualTo(defaults.pollInterval());
+            assertThat(options.batchSize()).isEqualTo(ProcessingOptions.DEFAULT_BATCH_SIZE);
+            assertThat(options.stopOnFirstFailure()).isEqualTo(ProcessingOptions.DEFAULT_STOP_ON_FIRST_FAILURE);
+            assertThat(options.concurrency()).isEqualTo(ProcessingOptions.DEFAULT_CONCURRENCY);
+            assertThat(options.maxRetries()).isEqualTo(ProcessingOptions.DEFAULT_MAX_RETRIES);
+            assertThat(options.shutdownTimeout()).isEqualTo(ProcessingOptions.DEFAULT_SHUTDOWN_TIMEOUT);
+            assertThat(properties.maxPayloadBytes()).isEqualTo(OutboxRecord.DEFAULT_MAX_PAYLOAD_BYTES);
+            assertThat(properties.schemaInitialization().enabled()).isTrue();
+            assertThat(properties.processing().enabled()).isTrue();
+            OutboxRetryPolicy policy = context.getBean(OutboxRetryPolicy.class);
+            assertThat(policy.nextDelay(1)).isEqualTo(Duration.ofSeconds(2));
+            assertThat(policy.nextDelay(2)).isEqualTo(Duration.ofSeconds(4));
+            assertThat(policy.nextDelay(10)).isEqualTo(Duration.ofSeconds(60));
+        });
+    }
+
+    @Test
+    void withoutARecordProcessorOnlyTheWritePathIsCreated() {
+        runner.run(context -> {
+            assertThat(context).hasNotFailed();
+            assertThat(context).hasSingleBean(Outbox.class).hasSingleBean(OutboxRecordRepository.class)
+                    .hasSingleBean(RecordStore.class).doesNotHaveBean(OutboxProcessor.class)
+                    .doesNotHaveBean(OutboxProcessingLifecycle.class);
+            assertThat(new JdbcTemplate(context.getBean(javax.sql.DataSource.class))
+                    .queryForObject("SELECT COUNT(*) FROM outbox_partition", Integer.class)).isEqualTo(256);
+        });
+    }
+
+    @Test
+    void aRecordProcessorBeanGetsAProcessorAndItsLifecycle() {
+        runner.withUserConfiguration(ProcessorConfiguration.class).run(context -> {
+            assertThat(context).hasSingleBean(OutboxProcessor.class).hasSingleBean(OutboxProcessingLifecycle.class);
+            assertThat(context.getBean(OutboxProcessor.class).isRunning()).isTrue();
+        });
+    }
+
+    @Test
+    void processingCanBeLeftToExplicitCalls() {
+        runner.withUserConfiguration(ProcessorConfiguration.class)
+                .withPropertyValues("outbox.processing.enabled=false")
+                .run(context -> {
+                    assertThat(context).hasSingleBean(OutboxProcessor.class)
+                            .doesNotHaveBean(OutboxProcessingLifecycle.class);
+                    assertThat(context.getBean(OutboxProcessor.class).isRunning()).isFalse();
+                });
+    }
+
+    @Test
+    void applicationBeansReplaceTheDefaults() {
+        runner.withUserConfiguration(ProcessorConfiguration.class, CustomConfiguration.class)
+                .withPropertyValues("outbox.processing.enabled=false")
+                .run(context -> {
+                    assertThat(context.getBean(OutboxRetryPolicy.class)).isSameAs(CustomConfiguration.POLICY);
+                    assertThat(context.getBean(Clock.class)).isSameAs(CustomConfiguration.CLOCK);
+                    OutboxRecord record = context.getBean(Outbox.class).schedule(new Ping("x"), "agg-1");
+                    assertThat(record.getCreatedAt()).isEqualTo(CustomConfiguration.CLOCK.instant());
+                    assertThat(record.getEventType()).isEqualTo("Ping");
+                    assertThat(record.getPayload()).isEqualTo("{\"value\":\"x\"}");
+                });
+    }
+
+    @Test
+    void outboxEnabledFalseTurnsEverythingOff() {
+        runner.withUserConfiguration(ProcessorConfiguration.class).withPropertyValues("outbox.enabled=false")
+                .run(context -> assertThat(context).hasNotFailed().doesNotHaveBean(Outbox.class)
+                        .doesNotHaveBean(OutboxProcessor.class).doesNotHaveBean(OutboxProperties.class));
+    }
+
+    @Test
+    void retryPolicyComesFromTheProperties() {
+        runner.withPropertyValues("outbox.retry.policy=fixed", "outbox.retry.fixed.delay=7000").run(context ->
+                assertThat(context.getBean(OutboxRetryPolicy.class).nextDelay(3)).isEqualTo(Duration.ofSeconds(7)));
+        runner.withPropertyValues("outbox.retry.policy=jittered", "outbox.retry.jittered.base-policy=fixed",
+                "outbox.retry.fixed.delay=1s", "outbox.retry.jittered.jitter=200ms").run(context -> {
+                    OutboxRetryPolicy policy = context.getBean(OutboxRetryPolicy.class);
+                    for (int i = 0; i < 50; i++) {
+                        assertThat(policy.nextDelay(1)).isBetween(Duration.ofSeconds(1), Duration.ofMillis(1200));
+                    }
+                });
+    }
+
+    @ParameterizedTest
+    @CsvSource(delimiter = '|', value = {
+            "outbox.batch-size=0 | outbox.batch-size must be between 1 and 10000 but was 0",
+            "outbox.poll-interval=-5 | outbox.poll-interval must be positive",
+            "outbox.processing.concurrency=0 | outbox.processing.concurrency must be between 1 and 1000 but was 0",
+            "outbox.retry.max-retries=-1 | outbox.retry.max-retries must be between 0 and",
+            "outbox.retry.exponential.multiplier=0.5 | outbox.retry.exponential: multiplier must be",
+            "outbox.retry.fixed.delay=-1s | outbox.retry.fixed: delay must be >= 0",
+            "outbox.max-payload-size=0 | outbox.max-payload-size must be between 1B",
+            "outbox.instance.graceful-shutdown-timeout-seconds=0 | outbox.instance.graceful-shutdown-timeout-seconds"
+                    + " must be positive"})
+    void badValuesStopTheStartWithTheirPropertyNamed(String property, String message) {
+        runner.withPropertyValues(property).run(context -> {
+            assertThat(context).hasFailed();
+            assertThat(rootCauseMessages(context.getStartupFailure())).contains(message);
+        });
+    }
+
+    @Test
+    void configurationMetadataDocumentsTheProperties() throws Exception {
+        try (InputStream in = getClass().getClassLoader()
+                .getResourceAsStream("META-INF/spring-configuration-metadata.json")) {
+            assertThat(in).as("metadata generated by the configuration processor").isNotNull();
+            String json = new String(in.readAllBytes(), StandardCharsets.UTF_8);
+            assertThat(json).contains("\"outbox.poll-interval\"", "\"outbox.batch-size\"",
+                    "\"outbox.processing.stop-on-first-failure\"", "\"outbox.retry.max-retries\"",
+                    "\"outbox.retry.exponential.initial-delay\"", "\"outbox.schema-initialization.enabled\"",
+                    "\"outbox.instance.graceful-shutdown-timeout-seconds\"",
+                    "means at most four attempts");
+        }
+    }
+
+    private static String rootCauseMessages(Throwable failure) {
+        StringBuilder messages = new StringBuilder();
+        for (Throwable t = failure; t != null; t = t.getCause()) {
+            messages.append(t.getMessage()).append('\n');
+        }
+        return messages.toString();
+    }
+
+    record Ping(String value) {
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    static class ProcessorConfiguration {
+        @Bean
+        OutboxRecordProcessor testProcessor() {
+            return record -> { };
+        }
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    static class CustomConfiguration {
+        static final OutboxRetryPolicy POLICY = retryCount -> Duration.ofMinutes(retryCount);
+        static final Clock CLOCK = Clock.fixed(Instant.parse("2026-01-01T00:00:00Z"), ZoneOffset.UTC);
+
+        @Bean
+        OutboxRetryPolicy customPolicy() {
+            return POLICY;
+        }
+
+        @Bean
+        Clock customClock() {
+            return CLOCK;
+        }
+    }
+}

@@ -1,0 +1,359 @@
+package dev.outbox.boot.acceptance;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+import dev.outbox.Outbox;
+import dev.outbox.OutboxRecord;
+import dev.outbox.OutboxRecordRepository;
+import dev.outbox.OutboxRecordStatus;
+import dev.outbox.jpa.testing.TestDatabase;
+import dev.outbox.partition.PartitionHasher;
+import dev.outbox.processing.OutboxProcessor;
+import dev.outbox.testing.MutableClock;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.stream.IntStream;
+import org.jspecify.annotations.Nullable;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import org.springframework.boot.WebApplicationType;
+import org.springframework.boot.builder.SpringApplicationBuilder;
+import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.transaction.PlatformTransactionManager;
+import org.springframework.transaction.support.TransactionTemplate;
+
+/**
+ * The behaviour users rely on, run through the starter against a real database: one subclass per database. Every
+ * test starts the application the way users do (auto-configuration, Liquibase schema, a JPA business entity).
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+public abstract class AbstractOutboxAcceptanceTest {
+
+    private static final Duration DEADLINE = Duration.ofSeconds(120);
+
+    private TestDatabase database;
+    private final List<ConfigurableApplicationContext> contexts = new ArrayList<>();
+    private RecordingProcessor processor;
+
+    protected abstract TestDatabase.Kind databaseKind();
+
+    @BeforeAll
+    final void createDatabase() {
+        database = TestDatabase.create(databaseKind());
+    }
+
+    @AfterAll
+    final void dropDatabase() {
+        if (database != null) {
+            database.close();
+        }
+    }
+
+    @BeforeEach
+    final void emptyTables() {
+        processor = new RecordingProcessor();
+        JdbcTemplate jdbc = new JdbcTemplate(database.dataSource());
+        for (String table : List.of("outbox_record", "test_order")) {
+            try {
+                jdbc.update("DELETE FROM " + table);
+            } catch (RuntimeException tableNotCreatedYet) {
+                // the first application context creates it
+            }
+        }
+    }
+
+    @AfterEach
+    final void closeContexts() {
+        contexts.forEach(ConfigurableApplicationContext::close);
+        contexts.clear();
+    }
+
+    @Test
+    final void recordCommitsWithTheBusinessChange() {
+        ConfigurableApplicationContext app = start(null, "outbox.processing.enabled=false");
+
+        OutboxRecord saved = app.getBean(TestOrderService.class).placeOrder("order-1", 42);
+
+        assertThat(jdbc().queryForObject("SELECT COUNT(*) FROM test_order WHERE id = 'order-1'", Integer.class))
+                .isEqualTo(1);
+        List<OutboxRecord> stored = repository(app).findByAggregateId("order-1");
+        assertThat(stored).singleElement().satisfies(record -> {
+            assertThat(record.getId()).isEqualTo(saved.getId());
+            assertThat(record.getEventType()).isEqualTo("OrderPlaced");
+            assertThat(record.getPayload()).isEqualTo("{\"orderId\":\"order-1\",\"amount\":42}");
+            assertThat(record.getPartition()).isEqualTo(PartitionHasher.partitionOf("order-1"));
+            assertThat(record.getStatus()).isEqualTo(OutboxRecordStatus.NEW);
+            assertThat(record.getSequence()).isNotNull();
+        });
+    }
+
+    @Test
+    final void recordRollsBackWithTheBusinessChange() {
+        ConfigurableApplicationContext app = start(null, "outbox.processing.enabled=false");
+        TestOrderService service = app.getBean(TestOrderService.class);
+        service.placeOrder("order-kept", 1);
+
+        assertThatThrownBy(() -> service.placeOrderThenFail("order-lost", 2))
+                .hasMessageContaining("business rule violated");
+
+        assertThat(jdbc().queryForList("SELECT id FROM test_order", String.class)).containsExactly("order-kept");
+        assertThat(jdbc().queryForList("SELECT aggregate_id FROM outbox_record", String.class))
+                .containsExactly("order-kept");
+    }
+
+    @Test
+    final void thousandRecordsOverFiftyAggregatesAreHandledInPerAggregateOrder() {
+        ConfigurableApplicationContext app = start(null, "outbox.poll-interval=50ms", "outbox.batch-size=64",
+                "outbox.processing.concurrency=4");
+        Outbox outbox = app.getBean(Outbox.class);
+        TransactionTemplate transactions = new TransactionTemplate(app.getBean(PlatformTransactionManager.class));
+        for (int chunk = 0; chunk < 10; chunk++) {
+            int first = chunk * 100;
+            transactions.executeWithoutResult(status -> {
+                for (int n = first; n < first + 100; n++) {
+                    outbox.schedule(new Numbered(n), "aggregate-" + (n % 50));
+                }
+            });
+        }
+
+        await().atMost(DEADLINE).until(() -> processor.handled().size() >= 1000);
+
+        assertThat(processor.handled()).hasSize(1000);
+        assertThat(new HashSet<>(processor.handled().stream().map(OutboxRecord::getId).toList())).hasSize(1000);
+        Map<String, List<String>> byAggregate = processor.handledPayloadsByAggregate();
+        assertThat(byAggregate).hasSize(50);
+        for (int aggregate = 0; aggregate < 50; aggregate++) {
+            int a = aggregate;
+            List<String> expected = IntStream.range(0, 1000).filter(n -> n % 50 == a)
+                    .mapToObj(n -> "{\"n\":" + n + "}").toList();
+            assertThat(byAggregate.get("aggregate-" + a)).as("order of aggregate-%d", a).isEqualTo(expected);
+        }
+        await().atMost(DEADLINE).until(() -> repository(app).countByStatus(OutboxRecordStatus.COMPLETED) == 1000);
+    }
+
+    @Test
+    final void failingRecordHoldsBackItsAggregateButNotOthers() {
+        MutableClock clock = MutableClock.startingNow();
+        ConfigurableApplicationContext app = start(clock, "outbox.processing.enabled=false",
+                "outbox.retry.policy=fixed", "outbox.retry.fixed.delay=10s");
+        TestOrderService service = app.getBean(TestOrderService.class);
+        service.recordEvent("A", "Step", "a1");
+        OutboxRecord a2 = service.recordEvent("A", "Step", "a2");
+        service.recordEvent("A", "Step", "a3");
+        service.recordEvent("B", "Step", "b1");
+        service.recordEvent("B", "Step", "b2");
+        processor.failPayload("a2");
+
+        processManually(app);
+
+        assertThat(processor.handledPayloads()).containsExactlyInAnyOrder("a1", "b1", "b2");
+        assertThat(processor.invocationsOf("a2")).isEqualTo(1);
+        assertThat(processor.invocationsOf("a3")).isZero();
+        OutboxRecord waiting = repository(app).findById(a2.getId()).orElseThrow();
+        assertThat(waiting.getStatus()).isEqualTo(OutboxRecordStatus.NEW);
+        assertThat(waiting.getRetryCount()).isEqualTo(1);
+        assertThat(waiting.getNextRetryAt()).isEqualTo(clock.instant().plusSeconds(10));
+        assertThat(waiting.getLastError()).contains("downstream rejected a2");
+
+        assertThat(processManually(app)).as("nothing is due before the retry time").isZero();
+        assertThat(processor.invocationsOf("a3")).isZero();
+
+        clock.advance(Duration.ofSeconds(10));
+        processor.stopFailingPayload("a2");
+        processManually(app);
+
+        assertThat(processor.handledPayloadsByAggregate().get("A")).containsExactly("a1", "a2", "a3");
+        assertThat(repository(app).countByStatus(OutboxRecordStatus.COMPLETED)).isEqualTo(5);
+    }
+
+    @Test
+    final void withoutStopOnFirstFailureLaterRecordsOfTheAggregateProceed() {
+        MutableClock clock = MutableClock.startingNow();
+        ConfigurableApplicationContext app = start(clock, "outbox.processing.enabled=false",
+                "outbox.processing.stop-on-first-failure=false", "outbox.retry.policy=fixed",
+                "outbox.retry.fixed.delay=10s");
+        TestOrderService service = app.getBean(TestOrderService.class);
+        service.recordEvent("A", "Step", "a1");
+        OutboxRecord a2 = service.recordEvent("A", "Step", "a2");
+        service.recordEvent("A", "Step", "a3");
+        processor.failPayload("a2");
+
+        processManually(app);
+
+        assertThat(processor.handledPayloads()).containsExactly("a1", "a3");
+        assertThat(repository(app).findById(a2.getId()).orElseThrow().getRetryCount()).isEqualTo(1);
+
+        clock.advance(Duration.ofSeconds(10));
+        processor.stopFailingPayload("a2");
+        processManually(app);
+        assertThat(processor.handledPayloads()).containsExactly("a1", "a3", "a2");
+    }
+
+    @Test
+    final void retriesWaitExactlyAsLongAsThePolicySays() {
+        MutableClock clock = MutableClock.startingNow();
+        ConfigurableApplicationContext app = start(clock, "outbox.processing.enabled=false",
+                "outbox.retry.policy=exponential", "outbox.retry.exponential.initial-delay=1s",
+                "outbox.retry.exponential.multiplier=2.0", "outbox.retry.exponential.max-delay=3s",
+                "outbox.retry.max-retries=5");
+        OutboxRecord record = app.getBean(TestOrderService.class).recordEvent("A", "Step", "always-fails");
+        processor.failPayload("always-fails");
+
+        processManually(app);
+        List<Duration> expectedDelays = List.of(Duration.ofSeconds(1), Duration.ofSeconds(2), Duration.ofSeconds(3),
+                Duration.ofSeconds(3));
+        for (int retry = 1; retry <= expectedDelays.size(); retry++) {
+            Duration delay = expectedDelays.get(retry - 1);
+            OutboxRecord stored = repository(app).findById(record.getId()).orElseThrow();
+            assertThat(stored.getRetryCount()).isEqualTo(retry);
+            assertThat(stored.getNextRetryAt()).isEqualTo(clock.instant().plus(delay));
+
+            clock.advance(delay.minusMillis(1));
+            assertThat(processManually(app)).as("retry %d is not due 1 ms early", retry).isZero();
+            clock.advance(Duration.ofMillis(1));
+            assertThat(processManually(app)).as("retry %d is due on time", retry).isEqualTo(1);
+        }
+        assertThat(processor.invocationsOf("always-fails")).isEqualTo(5);
+    }
+
+    @Test
+    final void recordBecomesFailedAfterMaxRetriesWithItsErrorStored() {
+        MutableClock clock = MutableClock.startingNow();
+        ConfigurableApplicationContext app = start(clock, "outbox.processing.enabled=false",
+                "outbox.retry.policy=fixed", "outbox.retry.fixed.delay=1s", "outbox.retry.max-retries=2");
+        TestOrderService service = app.getBean(TestOrderService.class);
+        OutboxRecord poison = service.recordEvent("A", "Step", "poison");
+        service.recordEvent("A", "Step", "after-poison");
+        processor.failPayload("poison");
+
+        for (int pass = 0; pass < 5; pass++) {
+            processManually(app);
+            clock.advance(Duration.ofSeconds(1));
+        }
+
+        assertThat(processor.invocationsOf("poison")).as("first attempt and max-retries=2 retries").isEqualTo(3);
+        OutboxRecord failed = repository(app).findById(poison.getId()).orElseThrow();
+        assertThat(failed.getStatus()).isEqualTo(OutboxRecordStatus.FAILED);
+        assertThat(failed.getRetryCount()).isEqualTo(2);
+        assertThat(failed.getLastError()).contains("IllegalStateException").contains("downstream rejected poison");
+        assertThat(processor.invocationsOf("after-poison")).as("held back by the FAILED record").isZero();
+
+        service.recordEvent("B", "Step", "other-aggregate");
+        processManually(app);
+        assertThat(processor.handledPayloads()).containsExactly("other-aggregate");
+    }
+
+    @Test
+    final void restartedApplicationResumesUnprocessedRecords() throws Exception {
+        CountDownLatch holdFirstRun = new CountDownLatch(1);
+        CountDownLatch hundredthStarted = new CountDownLatch(1);
+        AtomicInteger started = new AtomicInteger();
+        processor.beforeHandling(record -> {
+            if (started.incrementAndGet() == 100) {
+                hundredthStarted.countDown();
+                awaitQuietly(holdFirstRun);
+            }
+        });
+        ConfigurableApplicationContext first = start(null, "outbox.poll-interval=50ms", "outbox.batch-size=10",
+                "outbox.processing.concurrency=2");
+        Outbox outbox = first.getBean(Outbox.class);
+        TransactionTemplate transactions = new TransactionTemplate(first.getBean(PlatformTransactionManager.class));
+        transactions.executeWithoutResult(status -> {
+            for (int n = 0; n < 300; n++) {
+                outbox.schedule(new Numbered(n), "aggregate-" + (n % 7));
+            }
+        });
+        OutboxProcessor firstProcessor = first.getBean(OutboxProcessor.class);
+        assertThat(hundredthStarted.await(DEADLINE.toSeconds(), TimeUnit.SECONDS)).isTrue();
+
+        // Shut the first application down while a handler is in flight; let that handler finish during the drain.
+        CompletableFuture<Void> closing = CompletableFuture.runAsync(first::close);
+        await().atMost(DEADLINE).until(() -> !firstProcessor.isRunning());
+        holdFirstRun.countDown();
+        closing.get(DEADLINE.toSeconds(), TimeUnit.SECONDS);
+        contexts.remove(first);
+        int handledByFirst = processor.handled().size();
+        assertThat(handledByFirst).isBetween(100, 299);
+        processor.beforeHandling(record -> { });
+
+        ConfigurableApplicationContext second = start(null, "outbox.poll-interval=50ms", "outbox.batch-size=10");
+        await().atMost(DEADLINE).until(() -> processor.handled().size() >= 300);
+
+        assertThat(processor.handled()).hasSize(300);
+        assertThat(new HashSet<>(processor.handled().stream().map(OutboxRecord::getId).toList())).hasSize(300);
+        processor.handledPayloadsByAggregate().forEach((aggregate, payloads) -> {
+            int a = Integer.parseInt(aggregate.substring("aggregate-".length()));
+            assertThat(payloads).as("order of %s across the restart", aggregate).isEqualTo(
+                    IntStream.range(0, 300).filter(n -> n % 7 == a).mapToObj(n -> "{\"n\":" + n + "}").toList());
+        });
+        await().atMost(DEADLINE)
+                .until(() -> repository(second).countByStatus(OutboxRecordStatus.COMPLETED) == 300);
+    }
+
+    /** An event type of the tests; serialized by the application's Jackson mapper as {@code {"n":…}}. */
+    public record Numbered(int n) {
+    }
+
+    private int processManually(ConfigurableApplicationContext app) {
+        return app.getBean(OutboxProcessor.class).processDueRecords();
+    }
+
+    private static OutboxRecordRepository repository(ConfigurableApplicationContext app) {
+        return app.getBean(OutboxRecordRepository.class);
+    }
+
+    private JdbcTemplate jdbc() {
+        return new JdbcTemplate(database.dataSource());
+    }
+
+    private static void awaitQuietly(CountDownLatch latch) {
+        try {
+            latch.await(DEADLINE.toSeconds(), TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    private ConfigurableApplicationContext start(@Nullable Clock clock, String... properties) {
+        List<String> all = new ArrayList<>(List.of(
+                "spring.datasource.url=" + database.jdbcUrl(),
+                "spring.datasource.username=" + database.username(),
+                "spring.datasource.password=" + database.password(),
+                "spring.datasource.hikari.maximum-pool-size=8",
+                "spring.jpa.hibernate.ddl-auto=none",
+                "spring.jpa.open-in-view=false",
+                "spring.sql.init.mode=always",
+                "spring.sql.init.schema-locations=classpath:acceptance/schema.sql",
+                "spring.main.banner-mode=off",
+                "outbox.schema-initialization.enabled=true"));
+        all.addAll(List.of(properties));
+        RecordingProcessor recorder = processor;
+        ConfigurableApplicationContext context = new SpringApplicationBuilder(AcceptanceApplication.class)
+                .web(WebApplicationType.NONE)
+                .initializers(app -> {
+                    app.getBeanFactory().registerSingleton("recordingProcessor", recorder);
+                    if (clock != null) {
+                        app.getBeanFactory().registerSingleton("testClock", clock);
+                    }
+                })
+                .properties(all.toArray(String[]::new))
+                .run();
+        contexts.add(context);
+        return context;
+    }
+}

@@ -1,0 +1,5 @@
+CREATE TABLE IF NOT EXISTS test_order (
+    id VARCHAR(64) NOT NULL PRIMARY KEY,
+    status VARCHAR(20) NOT NULL,
+    amount INT NOT NULL
+);
