@@ -19,6 +19,11 @@ final class ExponentialBackoffRetryPolicy implements OutboxRetryPolicy {
             throw new IllegalArgumentException("multiplier must be a finite number >= 1.0 but was " + multiplier);
         }
         this.multiplier = multiplier;
+        try {
+            maxDelay.toMillis();
+        } catch (ArithmeticException e) {
+            throw new IllegalArgumentException("maxDelay is too large to count in milliseconds: " + maxDelay, e);
+        }
     }
 
     @Override

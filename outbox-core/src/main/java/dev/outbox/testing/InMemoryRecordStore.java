@@ -19,7 +19,8 @@ import java.util.function.UnaryOperator;
 
 /**
  * A thread-safe in-memory outbox table, for unit tests of handlers and of the engine without a database. Follows the
- * same contract as the database stores (the shared contract tests run against it).
+ * same contract as the database stores (the shared contract tests run against it): a status write applies only while
+ * the record is {@code NEW} with the retry count it was read with.
  */
 public final class InMemoryRecordStore implements RecordStore, OutboxRecordRepository {
 
@@ -124,7 +125,8 @@ public final class InMemoryRecordStore implements RecordStore, OutboxRecordRepos
 
     private synchronized boolean updateIfNew(OutboxRecord record, UnaryOperator<OutboxRecord.RestoreBuilder> change) {
         OutboxRecord current = records.get(record.getId());
-        if (current == null || current.getStatus() != OutboxRecordStatus.NEW) {
+        if (current == null || current.getStatus() != OutboxRecordStatus.NEW
+                || current.getRetryCount() != record.getRetryCount()) {
             return false;
         }
         records.put(current.getId(), change.apply(current.toBuilder()).build());

@@ -5,39 +5,42 @@ import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneId;
 import java.time.ZoneOffset;
+import java.time.temporal.ChronoUnit;
 import java.util.Objects;
+import java.util.concurrent.atomic.AtomicReference;
 
-/** A clock that stands still until a test moves it. Thread-safe. */
+/** A clock that stands still until a test moves it. Thread-safe; zone views share the same time. */
 public final class MutableClock extends Clock {
 
-    private volatile Instant now;
+    private final AtomicReference<Instant> now;
     private final ZoneId zone;
 
     public MutableClock(Instant start) {
-        this(start, ZoneOffset.UTC);
+        this(new AtomicReference<>(Objects.requireNonNull(start, "start")), ZoneOffset.UTC);
     }
 
-    private MutableClock(Instant start, ZoneId zone) {
-        this.now = Objects.requireNonNull(start, "start");
+    private MutableClock(AtomicReference<Instant> now, ZoneId zone) {
+        this.now = now;
         this.zone = zone;
     }
 
     /** A clock at the current time, truncated to microseconds as databases store it. */
     public static MutableClock startingNow() {
-        return new MutableClock(Instant.now().truncatedTo(java.time.temporal.ChronoUnit.MICROS));
+        return new MutableClock(Instant.now().truncatedTo(ChronoUnit.MICROS));
     }
 
-    public synchronized void advance(Duration duration) {
-        now = now.plus(duration);
+    public void advance(Duration duration) {
+        Objects.requireNonNull(duration, "duration");
+        now.updateAndGet(instant -> instant.plus(duration));
     }
 
     public void set(Instant instant) {
-        now = Objects.requireNonNull(instant, "instant");
+        now.set(Objects.requireNonNull(instant, "instant"));
     }
 
     @Override
     public Instant instant() {
-        return now;
+        return now.get();
     }
 
     @Override
@@ -45,8 +48,9 @@ public final class MutableClock extends Clock {
         return zone;
     }
 
+    /** A view in another zone that moves together with this clock. */
     @Override
     public Clock withZone(ZoneId zone) {
-        return new MutableClock(now, zone);
+        return new MutableClock(now, Objects.requireNonNull(zone, "zone"));
     }
 }

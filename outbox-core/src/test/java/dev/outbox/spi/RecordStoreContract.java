@@ -1,0 +1,549 @@
+package dev.outbox.spi;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.outbox.OutboxRecord;
+import dev.outbox.OutboxRecordRepository;
+import dev.outbox.OutboxRecordStatus;
+import dev.outbox.partition.OwnedPartitions;
+import dev.outbox.partition.PartitionHasher;
+import dev.outbox.testing.MutableClock;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The behaviour every record store must show, run against each implementation: the in-memory store here, the
+ * database stores in their modules (shipped in the test-jar).
+ *
+ * <p>Subclasses provide the store through {@link #recordStore()} and {@link #repository()}, and guarantee that the
+ * store is empty before each test (for example with a {@code @BeforeEach} that truncates the table). Records are
+ * saved through {@link OutboxRecordRepository#save(OutboxRecord)} without a surrounding transaction. The records'
+ * timestamps come from a {@link MutableClock} owned by this class, at microsecond precision as databases store them.
+ */
+public abstract class RecordStoreContract {
+
+    private static final int MIB = 1024 * 1024;
+
+    /** A whole second plus 123,456 microseconds, so that lost sub-second precision shows. */
+    private final MutableClock clock = new MutableClock(
+            Instant.now().truncatedTo(ChronoUnit.SECONDS).plus(123_456, ChronoUnit.MICROS));
+
+    /** The processing side of the store under test. */
+    protected abstract RecordStore recordStore();
+
+    /** The write/read side of the same store. */
+    protected abstract OutboxRecordRepository repository();
+
+    // ================================================================ helpers
+
+    private OutboxRecord build(String aggregateId, String payload) {
+        return OutboxRecord.builder().aggregateId(aggregateId).eventType("ContractEvent").payload(payload)
+                .build(clock);
+    }
+
+    /** Saves a new record and returns it as stored (with its sequence). */
+    private OutboxRecord save(String aggregateId, String payload) {
+        return saved(build(aggregateId, payload));
+    }
+
+    private OutboxRecord saved(OutboxRecord record) {
+        repository().save(record);
+        return stored(record);
+    }
+
+    private OutboxRecord stored(OutboxRecord record) {
+        return repository().findById(record.getId())
+                .orElseThrow(() -> new AssertionError("record " + record.getId() + " not found"));
+    }
+
+    private List<String> findDue(boolean headOfAggregateOnly) {
+        return findDue(OwnedPartitions.all(), 1_000, headOfAggregateOnly);
+    }
+
+    private List<String> findDue(OwnedPartitions partitions, int limit, boolean headOfAggregateOnly) {
+        return payloads(recordStore().findDue(
+                new DueRecordsQuery(partitions, clock.instant(), limit, headOfAggregateOnly)));
+    }
+
+    private static List<String> payloads(List<OutboxRecord> records) {
+        return records.stream().map(OutboxRecord::getPayload).toList();
+    }
+
+    /** Keeps the record NEW but not due before {@code clock + 1 h}. */
+    private void makeWaiting(OutboxRecord record) {
+        assertThat(recordStore().scheduleRetry(stored(record), 1, clock.instant().plus(Duration.ofHours(1)),
+                "java.io.IOException: broker down")).isTrue();
+    }
+
+    private static String aggregateInPartition(int partition, String prefix) {
+        for (int i = 0; ; i++) {
+            String candidate = prefix + "-" + i;
+            if (PartitionHasher.partitionOf(candidate) == partition) {
+                return candidate;
+            }
+        }
+    }
+
+    // ================================================================ saving and reading
+
+    @Test
+    public final void saveAndFindByIdRoundTripEveryField() {
+        OutboxRecord record = build("order-4711", "{\"order\":\"4711\",\"total\":12.50}");
+
+        OutboxRecord returned = repository().save(record);
+        OutboxRecord found = stored(record);
+
+        assertThat(returned.getId()).isEqualTo(record.getId());
+        assertThat(found).usingRecursiveComparison().ignoringFields("sequence").isEqualTo(record);
+        assertThat(found.getId()).isEqualTo(record.getId());
+        assertThat(found.getAggregateId()).isEqualTo("order-4711");
+        assertThat(found.getEventType()).isEqualTo("ContractEvent");
+        assertThat(found.getPayload()).isEqualTo("{\"order\":\"4711\",\"total\":12.50}");
+        assertThat(found.getPartition()).isEqualTo(PartitionHasher.partitionOf("order-4711"));
+        assertThat(found.getStatus()).isEqualTo(OutboxRecordStatus.NEW);
+        assertThat(found.getRetryCount()).isZero();
+        assertThat(found.getCreatedAt()).isEqualTo(clock.instant());
+        assertThat(found.getNextRetryAt()).isEqualTo(clock.instant());
+        assertThat(found.getCompletedAt()).isNull();
+        assertThat(found.getLastError()).isNull();
+        assertThat(found.getSequence()).isNotNull();
+    }
+
+    @Test
+    public final void findByIdOfAnUnknownIdIsEmpty() {
+        save("order-1", "p");
+        assertThat(repository().findById(build("order-1", "never saved").getId())).isEmpty();
+    }
+
+    @Test
+    public final void findByAggregateIdReturnsOnlyThatAggregateInSequenceOrder() {
+        // Created in one order, saved in another: the sequence follows the saves.
+        clock.advance(Duration.ofSeconds(2));
+        OutboxRecord a2 = build("A", "a2");
+        clock.advance(Duration.ofSeconds(-1));
+        OutboxRecord a3 = build("A", "a3");
+        save("A", "a1");
+        save("B", "b1");
+        saved(a2);
+        save("B", "b2");
+        saved(a3);
+
+        List<OutboxRecord> ofA = repository().findByAggregateId("A");
+
+        assertThat(payloads(ofA)).containsExactly("a1", "a2", "a3");
+        assertThat(ofA).extracting(OutboxRecord::getSequence).isSorted().doesNotHaveDuplicates();
+        assertThat(payloads(repository().findByAggregateId("B"))).containsExactly("b1", "b2");
+        assertThat(repository().findByAggregateId("C")).isEmpty();
+    }
+
+    @Test
+    public final void findByStatusReturnsOldestFirstUpToTheLimitAndCountByStatusCounts() {
+        List<OutboxRecord> records = new ArrayList<>();
+        for (int i = 1; i <= 6; i++) {
+            records.add(save("agg-" + i, "r" + i));
+        }
+        assertThat(recordStore().markCompleted(records.get(1), clock.instant())).isTrue();
+        assertThat(recordStore().markCompleted(records.get(3), clock.instant())).isTrue();
+        assertThat(recordStore().markFailed(records.get(4), 0, "java.lang.IllegalStateException: x")).isTrue();
+
+        assertThat(payloads(repository().findByStatus(OutboxRecordStatus.NEW, 10))).containsExactly("r1", "r3",
+                "r6");
+        assertThat(payloads(repository().findByStatus(OutboxRecordStatus.NEW, 2))).containsExactly("r1", "r3");
+        assertThat(payloads(repository().findByStatus(OutboxRecordStatus.COMPLETED, 10))).containsExactly("r2",
+                "r4");
+        assertThat(payloads(repository().findByStatus(OutboxRecordStatus.FAILED, 10))).containsExactly("r5");
+        assertThat(repository().countByStatus(OutboxRecordStatus.NEW)).isEqualTo(3);
+        assertThat(repository().countByStatus(OutboxRecordStatus.COMPLETED)).isEqualTo(2);
+        assertThat(repository().countByStatus(OutboxRecordStatus.FAILED)).isEqualTo(1);
+    }
+
+    @Test
+    public final void anEmptyStoreHasNothing() {
+        for (OutboxRecordStatus status : OutboxRecordStatus.values()) {
+            assertThat(repository().countByStatus(status)).isZero();
+            assertThat(repository().findByStatus(status, 10)).isEmpty();
+        }
+        assertThat(findDue(true)).isEmpty();
+        assertThat(findDue(false)).isEmpty();
+    }
+
+    @Test
+    public final void sequenceStrictlyIncreasesWithSaveOrderNotWithCreationTimeOrId() {
+        List<OutboxRecord> built = new ArrayList<>();
+        for (int i = 0; i < 20; i++) {
+            built.add(build("agg-" + (i % 3), "r" + i));
+            clock.advance(Duration.ofMillis(1));
+        }
+        List<OutboxRecord> saveOrder = new ArrayList<>(built);
+        java.util.Collections.reverse(saveOrder);
+
+        long previous = Long.MIN_VALUE;
+        for (OutboxRecord record : saveOrder) {
+            long sequence = saved(record).getSequence();
+            assertThat(sequence).isGreaterThan(previous);
+            previous = sequence;
+        }
+    }
+
+    @Test
+    public final void saveAllStoresTheRecordsInTheGivenOrder() {
+        List<OutboxRecord> batch = List.of(build("A", "x1"), build("B", "x2"), build("A", "x3"));
+
+        repository().saveAll(batch);
+
+        assertThat(batch.stream().map(this::stored).map(OutboxRecord::getSequence).toList()).isSorted()
+                .doesNotHaveDuplicates();
+        assertThat(findDue(true)).containsExactly("x1", "x2", "x3");
+    }
+
+    // ================================================================ findDue: due-ness, partitions, limit, order
+
+    @Test
+    public final void findDueReturnsOnlyNewRecordsWhoseNextRetryAtIsNotAfterNow() {
+        Instant now = clock.instant();
+        clock.set(now.minusSeconds(1));
+        save("past", "past");
+        OutboxRecord completed = save("completed", "completed");
+        OutboxRecord failed = save("failed", "failed");
+        OutboxRecord retryLater = save("retry-later", "retry-later");
+        OutboxRecord retryNow = save("retry-now", "retry-now");
+        clock.set(now);
+        save("exactly-now", "exactly-now");
+        clock.set(now.plus(1, ChronoUnit.MICROS));
+        save("one-micro-later", "one-micro-later");
+        clock.set(now);
+        assertThat(recordStore().markCompleted(completed, now)).isTrue();
+        assertThat(recordStore().markFailed(failed, 0, "java.lang.IllegalStateException: no")).isTrue();
+        assertThat(recordStore().scheduleRetry(retryLater, 1, now.plusSeconds(10), "e")).isTrue();
+        assertThat(recordStore().scheduleRetry(retryNow, 1, now, "e")).isTrue();
+
+        for (boolean headOfAggregateOnly : new boolean[] {true, false}) {
+            assertThat(findDue(headOfAggregateOnly)).as("headOfAggregateOnly=%s", headOfAggregateOnly)
+                    .containsExactly("past", "retry-now", "exactly-now");
+        }
+
+        clock.set(now.plus(1, ChronoUnit.MICROS));
+        assertThat(findDue(true)).containsExactly("past", "retry-now", "exactly-now", "one-micro-later");
+        clock.set(now.plusSeconds(10));
+        assertThat(findDue(false)).containsExactly("past", "retry-later", "retry-now", "exactly-now",
+                "one-micro-later");
+    }
+
+    @Test
+    public final void findDueReturnsCompleteRecordsIncludingRetryState() {
+        OutboxRecord record = save("A", "a1");
+        Instant retryAt = clock.instant().plusSeconds(5);
+        assertThat(recordStore().scheduleRetry(record, 1, retryAt, "java.io.IOException: timeout")).isTrue();
+        clock.set(retryAt);
+
+        List<OutboxRecord> due = recordStore().findDue(
+                new DueRecordsQuery(OwnedPartitions.all(), clock.instant(), 10, true));
+
+        assertThat(due).singleElement().satisfies(r -> {
+            assertThat(r).usingRecursiveComparison().isEqualTo(stored(record));
+            assertThat(r.getRetryCount()).isEqualTo(1);
+            assertThat(r.getNextRetryAt()).isEqualTo(retryAt);
+            assertThat(r.getLastError()).isEqualTo("java.io.IOException: timeout");
+            assertThat(r.getSequence()).isEqualTo(record.getSequence());
+        });
+    }
+
+    @Test
+    public final void findDueReturnsOnlyRecordsOfTheQueriedPartitions() {
+        int[] partitions = {3, 64, 200};
+        for (int partition : partitions) {
+            String aggregateId = aggregateInPartition(partition, "p" + partition);
+            save(aggregateId, "p" + partition + "-1");
+            save(aggregateId, "p" + partition + "-2");
+        }
+        save(aggregateInPartition(3, "other"), "p3-other");
+
+        for (boolean headOfAggregateOnly : new boolean[] {true, false}) {
+            assertThat(findDue(OwnedPartitions.of(3, 200), 100, headOfAggregateOnly))
+                    .containsExactly("p3-1", "p3-2", "p200-1", "p200-2", "p3-other");
+            assertThat(findDue(OwnedPartitions.of(64), 100, headOfAggregateOnly)).containsExactly("p64-1", "p64-2");
+            assertThat(findDue(OwnedPartitions.of(5), 100, headOfAggregateOnly)).isEmpty();
+            assertThat(findDue(OwnedPartitions.all(), 100, headOfAggregateOnly)).hasSize(7);
+        }
+    }
+
+    @Test
+    public final void findDueRespectsTheLimitAndOrdersBySequence() {
+        // r9 is created first and r0 last, but r0 is saved first: the order must follow the saves, not the
+        // creation time or the (time-ordered) id.
+        List<OutboxRecord> built = new ArrayList<>();
+        for (int i = 9; i >= 0; i--) {
+            clock.advance(Duration.ofMillis(1));
+            built.add(0, build("agg-" + (i % 4), "r" + i));
+        }
+        clock.advance(Duration.ofSeconds(1));
+        built.forEach(this::saved);
+
+        for (boolean headOfAggregateOnly : new boolean[] {true, false}) {
+            assertThat(findDue(OwnedPartitions.all(), 4, headOfAggregateOnly)).containsExactly("r0", "r1", "r2",
+                    "r3");
+            assertThat(findDue(OwnedPartitions.all(), 1, headOfAggregateOnly)).containsExactly("r0");
+            assertThat(findDue(OwnedPartitions.all(), 100, headOfAggregateOnly)).containsExactly("r0", "r1", "r2",
+                    "r3", "r4", "r5", "r6", "r7", "r8", "r9");
+        }
+    }
+
+    // ================================================================ findDue: head of aggregate
+
+    @Test
+    public final void aRecordWaitingForARetryHoldsBackLaterRecordsOfItsAggregateOnly() {
+        OutboxRecord a1 = save("A", "a1");
+        save("B", "b1");
+        save("A", "a2");
+        save("B", "b2");
+        save("A", "a3");
+        makeWaiting(a1);
+
+        assertThat(findDue(true)).containsExactly("b1", "b2");
+        assertThat(findDue(false)).containsExactly("b1", "a2", "b2", "a3");
+    }
+
+    @Test
+    public final void aFailedRecordHoldsBackLaterRecordsOfItsAggregateOnly() {
+        OutboxRecord a1 = save("A", "a1");
+        save("B", "b1");
+        save("A", "a2");
+        assertThat(recordStore().markFailed(a1, 3, "java.lang.IllegalStateException: gave up")).isTrue();
+
+        assertThat(findDue(true)).containsExactly("b1");
+        clock.advance(Duration.ofDays(365));
+        assertThat(findDue(true)).as("a FAILED record never becomes due").containsExactly("b1");
+        assertThat(findDue(false)).containsExactly("b1", "a2");
+    }
+
+    @Test
+    public final void aNotYetDueFirstAttemptHoldsBackLaterRecordsOfItsAggregate() {
+        clock.advance(Duration.ofSeconds(1));
+        OutboxRecord future = build("A", "a1-future");
+        clock.advance(Duration.ofSeconds(-1));
+        saved(future);
+        save("A", "a2");
+        save("B", "b1");
+
+        assertThat(findDue(true)).containsExactly("b1");
+        assertThat(findDue(false)).containsExactly("a2", "b1");
+        clock.advance(Duration.ofSeconds(1));
+        assertThat(findDue(true)).containsExactly("a1-future", "a2", "b1");
+    }
+
+    @Test
+    public final void completedEarlierRecordsDoNotHoldBackLaterOnes() {
+        OutboxRecord a1 = save("A", "a1");
+        OutboxRecord a2 = save("A", "a2");
+        save("A", "a3");
+        assertThat(recordStore().markCompleted(a1, clock.instant())).isTrue();
+        assertThat(recordStore().markCompleted(a2, clock.instant())).isTrue();
+
+        assertThat(findDue(true)).containsExactly("a3");
+    }
+
+    @Test
+    public final void aDuePrefixOfAnAggregateIsReturnedInOrder() {
+        save("A", "a1");
+        save("B", "b1");
+        save("A", "a2");
+        save("A", "a3");
+        save("B", "b2");
+
+        assertThat(findDue(true)).containsExactly("a1", "b1", "a2", "a3", "b2");
+    }
+
+    @Test
+    public final void theDuePrefixEndsAtTheFirstWaitingRecord() {
+        save("A", "a1");
+        OutboxRecord a2 = save("A", "a2");
+        save("A", "a3");
+        save("B", "b1");
+        makeWaiting(a2);
+
+        assertThat(findDue(true)).containsExactly("a1", "b1");
+        assertThat(findDue(false)).containsExactly("a1", "a3", "b1");
+    }
+
+    @Test
+    public final void headOfAggregateOnlyFalseReturnsLaterRecordsEvenWhenAnEarlierOneWaits() {
+        OutboxRecord a1 = save("A", "a1");
+        OutboxRecord a2 = save("A", "a2");
+        save("A", "a3");
+        makeWaiting(a1);
+        assertThat(recordStore().markFailed(a2, 0, "java.lang.IllegalStateException: x")).isTrue();
+
+        assertThat(findDue(false)).containsExactly("a3");
+        assertThat(findDue(true)).isEmpty();
+    }
+
+    // ================================================================ status writes
+
+    @Test
+    public final void markCompletedChangesOnlyStatusAndCompletedAt() {
+        OutboxRecord record = save("A", "a1");
+        OutboxRecord neighbour = save("A", "a2");
+        Instant completedAt = clock.instant().plusSeconds(5);
+
+        assertThat(recordStore().markCompleted(record, completedAt)).isTrue();
+
+        OutboxRecord after = stored(record);
+        assertThat(after.getStatus()).isEqualTo(OutboxRecordStatus.COMPLETED);
+        assertThat(after.getCompletedAt()).isEqualTo(completedAt);
+        assertThat(after).usingRecursiveComparison().ignoringFields("status", "completedAt").isEqualTo(record);
+        assertThat(stored(neighbour)).usingRecursiveComparison().isEqualTo(neighbour);
+    }
+
+    @Test
+    public final void scheduleRetryChangesOnlyRetryCountNextRetryAtAndLastError() {
+        OutboxRecord record = save("A", "a1");
+        OutboxRecord neighbour = save("B", "b1");
+        Instant nextRetryAt = clock.instant().plusSeconds(30);
+
+        assertThat(recordStore().scheduleRetry(record, 1, nextRetryAt, "java.io.IOException: refused")).isTrue();
+
+        OutboxRecord after = stored(record);
+        assertThat(after.getStatus()).isEqualTo(OutboxRecordStatus.NEW);
+        assertThat(after.getRetryCount()).isEqualTo(1);
+        assertThat(after.getNextRetryAt()).isEqualTo(nextRetryAt);
+        assertThat(after.getLastError()).isEqualTo("java.io.IOException: refused");
+        assertThat(after.getCompletedAt()).isNull();
+        assertThat(after).usingRecursiveComparison().ignoringFields("retryCount", "nextRetryAt", "lastError")
+                .isEqualTo(record);
+        assertThat(stored(neighbour)).usingRecursiveComparison().isEqualTo(neighbour);
+
+        // Still NEW: the next failure may be scheduled again.
+        Instant later = nextRetryAt.plusSeconds(60);
+        assertThat(recordStore().scheduleRetry(after, 2, later, "java.io.IOException: refused again")).isTrue();
+        assertThat(stored(record).getRetryCount()).isEqualTo(2);
+        assertThat(stored(record).getNextRetryAt()).isEqualTo(later);
+        assertThat(stored(record).getLastError()).isEqualTo("java.io.IOException: refused again");
+    }
+
+    @Test
+    public final void markFailedChangesOnlyStatusRetryCountAndLastError() {
+        OutboxRecord record = save("A", "a1");
+        OutboxRecord neighbour = save("B", "b1");
+
+        assertThat(recordStore().markFailed(record, 3, "java.lang.IllegalStateException: gave up")).isTrue();
+
+        OutboxRecord after = stored(record);
+        assertThat(after.getStatus()).isEqualTo(OutboxRecordStatus.FAILED);
+        assertThat(after.getRetryCount()).isEqualTo(3);
+        assertThat(after.getLastError()).isEqualTo("java.lang.IllegalStateException: gave up");
+        assertThat(after.getCompletedAt()).isNull();
+        assertThat(after).usingRecursiveComparison().ignoringFields("status", "retryCount", "lastError")
+                .isEqualTo(record);
+        assertThat(stored(neighbour)).usingRecursiveComparison().isEqualTo(neighbour);
+    }
+
+    @Test
+    public final void markingCompletedTwiceReturnsFalseTheSecondTimeAndKeepsTheFirstOutcome() {
+        OutboxRecord record = save("A", "a1");
+        Instant first = clock.instant().plusSeconds(1);
+        assertThat(recordStore().markCompleted(record, first)).isTrue();
+        OutboxRecord completed = stored(record);
+
+        assertThat(recordStore().markCompleted(completed, first.plusSeconds(10))).isFalse();
+        assertThat(recordStore().scheduleRetry(completed, 1, first.plusSeconds(10), "late failure")).isFalse();
+        assertThat(recordStore().markFailed(completed, 1, "late failure")).isFalse();
+
+        assertThat(stored(record)).usingRecursiveComparison().isEqualTo(completed);
+        assertThat(stored(record).getCompletedAt()).isEqualTo(first);
+    }
+
+    @Test
+    public final void aFailedRecordAcceptsNoFurtherStatusWrite() {
+        OutboxRecord record = save("A", "a1");
+        assertThat(recordStore().markFailed(record, 0, "java.lang.IllegalStateException: poison")).isTrue();
+        OutboxRecord failed = stored(record);
+
+        assertThat(recordStore().markCompleted(failed, clock.instant())).isFalse();
+        assertThat(recordStore().scheduleRetry(failed, 0, clock.instant(), "again")).isFalse();
+        assertThat(recordStore().markFailed(failed, 0, "again")).isFalse();
+
+        assertThat(stored(record)).usingRecursiveComparison().isEqualTo(failed);
+    }
+
+    @Test
+    public final void statusWritesForAnUnknownIdReturnFalseAndWriteNothing() {
+        save("A", "a1");
+        OutboxRecord unknown = build("A", "never saved");
+
+        assertThat(recordStore().markCompleted(unknown, clock.instant())).isFalse();
+        assertThat(recordStore().scheduleRetry(unknown, 1, clock.instant(), "e")).isFalse();
+        assertThat(recordStore().markFailed(unknown, 1, "e")).isFalse();
+
+        assertThat(repository().findById(unknown.getId())).isEmpty();
+        assertThat(repository().countByStatus(OutboxRecordStatus.NEW)).isEqualTo(1);
+        assertThat(repository().countByStatus(OutboxRecordStatus.COMPLETED)).isZero();
+        assertThat(repository().countByStatus(OutboxRecordStatus.FAILED)).isZero();
+    }
+
+    // ================================================================ content fidelity
+
+    @Test
+    public final void aOneMebibytePayloadRoundTripsUnchanged() {
+        String payload = oneMebibyteOfMixedText();
+        assertThat(payload.getBytes(StandardCharsets.UTF_8)).hasSize(MIB);
+
+        OutboxRecord record = save("big", payload);
+
+        assertThat(record.getPayload()).isEqualTo(payload);
+        assertThat(recordStore().findDue(new DueRecordsQuery(OwnedPartitions.all(), clock.instant(), 1, true)))
+                .singleElement().extracting(OutboxRecord::getPayload).isEqualTo(payload);
+    }
+
+    private static String oneMebibyteOfMixedText() {
+        String segment = "{\"name\":\"Grüße aus Zürich\",\"city\":\"東京\",\"mood\":\"😀🎉\",\"n\":12345} ";
+        int segmentBytes = segment.getBytes(StandardCharsets.UTF_8).length;
+        StringBuilder text = new StringBuilder();
+        int bytes = 0;
+        while (bytes + segmentBytes <= MIB) {
+            text.append(segment);
+            bytes += segmentBytes;
+        }
+        text.append("x".repeat(MIB - bytes));
+        return text.toString();
+    }
+
+    @Test
+    public final void nonAsciiTextRoundTripsUnchanged() {
+        Map<String, String> samples = Map.of(
+                "客户-😀-Ünïcødé", "{\"text\":\"Привет, 世界! 👋🏽 مرحبا עולם\"}",
+                "𠜎𠜱𠝹-supplementary-cjk", "e\u0301 ﬁ ß Ω ≠ ∞ 🇨🇭 👩‍👩‍👧 中文 日本語 한국어",
+                "plain-ascii", "tab\tnewline\nquote\" backslash\\ apostrophe' <tag>&amp;");
+        samples.forEach((aggregateId, payload) -> {
+            OutboxRecord record = OutboxRecord.builder().aggregateId(aggregateId).eventType("Ereignis.Größe.変更")
+                    .payload(payload).build(clock);
+            OutboxRecord found = saved(record);
+            assertThat(found.getAggregateId()).isEqualTo(aggregateId);
+            assertThat(found.getEventType()).isEqualTo("Ereignis.Größe.変更");
+            assertThat(found.getPayload()).isEqualTo(payload);
+            assertThat(found.getPartition()).isEqualTo(PartitionHasher.partitionOf(aggregateId));
+            assertThat(payloads(repository().findByAggregateId(aggregateId))).containsExactly(payload);
+            assertThat(findDue(OwnedPartitions.of(record.getPartition()), 100, true)).contains(payload);
+        });
+    }
+
+    @Test
+    public final void aLastErrorOfExactlyTheMaximumLengthRoundTrips() {
+        String error = ("java.net.ConnectException: Verbindung verweigert – 接続が拒否されました; ")
+                .repeat(100).substring(0, OutboxRecord.MAX_ERROR_LENGTH);
+        assertThat(error).hasSize(2000);
+        OutboxRecord retried = save("A", "a1");
+        OutboxRecord failed = save("B", "b1");
+
+        assertThat(recordStore().scheduleRetry(retried, 1, clock.instant(), error)).isTrue();
+        assertThat(recordStore().markFailed(failed, 0, error)).isTrue();
+
+        assertThat(stored(retried).getLastError()).isEqualTo(error);
+        assertThat(stored(failed).getLastError()).isEqualTo(error);
+    }
+}

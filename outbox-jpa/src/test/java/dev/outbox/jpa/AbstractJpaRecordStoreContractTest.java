@@ -1,0 +1,48 @@
+package dev.outbox.jpa;
+
+import dev.outbox.OutboxRecord;
+import dev.outbox.OutboxRecordRepository;
+import dev.outbox.jpa.testing.JpaOutboxFixture;
+import dev.outbox.jpa.testing.TestDatabase;
+import dev.outbox.spi.RecordStore;
+import dev.outbox.spi.RecordStoreContract;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.TestInstance;
+
+/** The store contract of outbox-core, run against the JPA repository and the JDBC store on a real database. */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+abstract class AbstractJpaRecordStoreContractTest extends RecordStoreContract {
+
+    private JpaOutboxFixture fixture;
+
+    protected abstract TestDatabase.Kind databaseKind();
+
+    @BeforeAll
+    final void createStores() {
+        fixture = JpaOutboxFixture.create(databaseKind(), OutboxRecord.DEFAULT_MAX_PAYLOAD_BYTES);
+    }
+
+    @AfterAll
+    final void dropStores() {
+        if (fixture != null) {
+            fixture.close();
+        }
+    }
+
+    @BeforeEach
+    final void emptyTable() {
+        fixture.deleteAllRecords();
+    }
+
+    @Override
+    protected RecordStore recordStore() {
+        return fixture.recordStore();
+    }
+
+    @Override
+    protected OutboxRecordRepository repository() {
+        return fixture.repository();
+    }
+}
