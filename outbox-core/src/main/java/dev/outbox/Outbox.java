@@ -57,10 +57,7 @@ public interface Outbox {
 
         /** Payload limit in UTF-8 bytes; default {@value OutboxRecord#DEFAULT_MAX_PAYLOAD_BYTES}. */
         public Builder maxPayloadBytes(int maxPayloadBytes) {
-            if (maxPayloadBytes < 1) {
-                throw new IllegalArgumentException("maxPayloadBytes must be >= 1 but was " + maxPayloadBytes);
-            }
-            this.maxPayloadBytes = maxPayloadBytes;
+            this.maxPayloadBytes = OutboxRecord.checkPayloadLimit(maxPayloadBytes);
             return this;
         }
 

@@ -155,8 +155,30 @@ public final class OutboxRecord {
                 + ", retryCount=" + retryCount + "]";
     }
 
+    /**
+     * Checks a payload against a limit in UTF-8 bytes, the one rule every write path applies.
+     *
+     * @throws IllegalArgumentException naming {@code outbox.max-payload-size} when the payload is larger, or when it is
+     *     not valid UTF-16 text
+     */
+    public static void checkPayloadSize(String payload, int maxPayloadBytes) {
+        int bytes = payloadBytes(payload);
+        if (bytes > maxPayloadBytes) {
+            throw new IllegalArgumentException("payload is " + bytes + " bytes (UTF-8); the limit is "
+                    + maxPayloadBytes + " bytes (outbox.max-payload-size)");
+        }
+    }
+
+    /** Checks a configured payload limit: at least one byte. */
+    public static int checkPayloadLimit(int maxPayloadBytes) {
+        if (maxPayloadBytes < 1) {
+            throw new IllegalArgumentException("outbox.max-payload-size must be >= 1 byte but was " + maxPayloadBytes);
+        }
+        return maxPayloadBytes;
+    }
+
     /** UTF-8 size of a payload; rejects unpaired surrogates, which cannot be stored faithfully. */
-    static int payloadBytes(String payload) {
+    private static int payloadBytes(String payload) {
         try {
             return Utf8.encodedLength(payload);
         } catch (IllegalArgumentException e) {
@@ -215,10 +237,7 @@ public final class OutboxRecord {
          * {@link Outbox} façade passes {@code outbox.max-payload-size}; the repository checks that limit again.
          */
         public Builder maxPayloadBytes(int maxPayloadBytes) {
-            if (maxPayloadBytes < 1) {
-                throw new IllegalArgumentException("maxPayloadBytes must be >= 1 but was " + maxPayloadBytes);
-            }
-            this.maxPayloadBytes = maxPayloadBytes;
+            this.maxPayloadBytes = checkPayloadLimit(maxPayloadBytes);
             return this;
         }
 
@@ -232,11 +251,7 @@ public final class OutboxRecord {
             if (payload == null) {
                 throw new IllegalArgumentException("payload must not be null");
             }
-            int bytes = payloadBytes(payload);
-            if (bytes > maxPayloadBytes) {
-                throw new IllegalArgumentException("payload is " + bytes + " bytes (UTF-8); the limit is "
-                        + maxPayloadBytes + " bytes (outbox.max-payload-size)");
-            }
+            checkPayloadSize(payload, maxPayloadBytes);
             Instant now = clock.instant();
             return new RestoreBuilder().id(RecordIds.next(now)).aggregateId(aggregateId).eventType(eventType)
                     .payload(payload).createdAt(now).status(OutboxRecordStatus.NEW).retryCount(0)

@@ -196,7 +196,7 @@ class OutboxRecordBuilderTest {
     @ValueSource(ints = {0, -1, Integer.MIN_VALUE})
     void nonPositiveMaxPayloadBytesIsRejectedNamingTheSetting(int limit) {
         assertThatThrownBy(() -> valid().maxPayloadBytes(limit))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("maxPayloadBytes")
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("outbox.max-payload-size must be >= 1 byte but was")
                 .hasMessageContaining(String.valueOf(limit));
     }
 
@@ -448,7 +448,7 @@ class OutboxRecordBuilderTest {
         @Test
         void facadeMaxPayloadBytesMustBePositive() {
             assertThatThrownBy(() -> Outbox.builder().maxPayloadBytes(0))
-                    .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("maxPayloadBytes");
+                    .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("outbox.max-payload-size must be >= 1 byte but was");
         }
     }
 }

@@ -33,17 +33,13 @@ public final class InMemoryRecordStore implements RecordStore, OutboxRecordRepos
     }
 
     public InMemoryRecordStore(int maxPayloadBytes) {
-        this.maxPayloadBytes = maxPayloadBytes;
+        this.maxPayloadBytes = OutboxRecord.checkPayloadLimit(maxPayloadBytes);
     }
 
     @Override
     public synchronized OutboxRecord save(OutboxRecord record) {
         Objects.requireNonNull(record, "record must not be null");
-        int bytes = record.getPayload().getBytes(java.nio.charset.StandardCharsets.UTF_8).length;
-        if (bytes > maxPayloadBytes) {
-            throw new IllegalArgumentException("payload is " + bytes + " bytes (UTF-8); the limit is "
-                    + maxPayloadBytes + " bytes (outbox.max-payload-size)");
-        }
+        OutboxRecord.checkPayloadSize(record.getPayload(), maxPayloadBytes);
         if (records.containsKey(record.getId())) {
             throw new IllegalArgumentException("a record with id " + record.getId() + " exists already");
         }

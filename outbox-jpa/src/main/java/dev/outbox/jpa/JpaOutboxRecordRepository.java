@@ -5,7 +5,6 @@ import dev.outbox.OutboxRecordRepository;
 import dev.outbox.OutboxRecordStatus;
 import jakarta.persistence.EntityManager;
 import jakarta.persistence.EntityManagerFactory;
-import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
@@ -34,10 +33,7 @@ public final class JpaOutboxRecordRepository implements OutboxRecordRepository {
             int maxPayloadBytes) {
         this.entityManager = Objects.requireNonNull(entityManager, "entityManager");
         this.transactions = new TransactionTemplate(Objects.requireNonNull(transactionManager, "transactionManager"));
-        if (maxPayloadBytes < 1) {
-            throw new IllegalArgumentException("outbox.max-payload-size must be >= 1 byte but was " + maxPayloadBytes);
-        }
-        this.maxPayloadBytes = maxPayloadBytes;
+        this.maxPayloadBytes = OutboxRecord.checkPayloadLimit(maxPayloadBytes);
     }
 
     /**
@@ -61,11 +57,7 @@ public final class JpaOutboxRecordRepository implements OutboxRecordRepository {
     @Override
     public OutboxRecord save(OutboxRecord record) {
         Objects.requireNonNull(record, "record must not be null");
-        int bytes = record.getPayload().getBytes(StandardCharsets.UTF_8).length;
-        if (bytes > maxPayloadBytes) {
-            throw new IllegalArgumentException("payload is " + bytes + " bytes (UTF-8); the limit is "
-                    + maxPayloadBytes + " bytes (outbox.max-payload-size)");
-        }
+        OutboxRecord.checkPayloadSize(record.getPayload(), maxPayloadBytes);
         OutboxRecordEntity entity = OutboxRecordEntity.of(record);
         transactions.executeWithoutResult(status -> entityManager.persist(entity));
         return record;
