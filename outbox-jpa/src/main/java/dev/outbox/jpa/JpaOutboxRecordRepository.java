@@ -8,29 +8,41 @@ import jakarta.persistence.EntityManagerFactory;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import org.springframework.orm.jpa.SharedEntityManagerCreator;
 import org.springframework.transaction.PlatformTransactionManager;
+import org.springframework.transaction.support.TransactionSynchronization;
+import org.springframework.transaction.support.TransactionSynchronizationManager;
 import org.springframework.transaction.support.TransactionTemplate;
 
 /**
  * {@link OutboxRecordRepository} on JPA: {@link #save(OutboxRecord)} persists through the application's
  * {@link EntityManager}, so the record joins the current (business) transaction and commits or rolls back with it.
- * Without a transaction, a save runs in one of its own.
+ * Without a transaction, a save runs in one of its own. After a transaction with records commits, a callback runs once,
+ * so the local processor can look for them at once instead of at its next poll.
  */
 public final class JpaOutboxRecordRepository implements OutboxRecordRepository {
+
+    private static final Logger log = LoggerFactory.getLogger(JpaOutboxRecordRepository.class);
 
     private final EntityManager entityManager;
     private final TransactionTemplate transactions;
     private final int maxPayloadBytes;
+    private final Runnable afterCommit;
+    private final Object synchronizationKey = new Object();
 
     /**
      * @param entityManager a transaction-bound shared entity manager (as Spring injects with
      *     {@code @PersistenceContext} or {@code SharedEntityManagerCreator})
      * @param transactionManager the application's transaction manager
      * @param maxPayloadBytes {@code outbox.max-payload-size} in bytes
+     * @param afterCommit run once after each transaction that saved records commits (the starter wakes the local
+     *     processor with it); must be fast and must not throw
      */
     public JpaOutboxRecordRepository(EntityManager entityManager, PlatformTransactionManager transactionManager,
-            int maxPayloadBytes) {
+            int maxPayloadBytes, Runnable afterCommit) {
+        this.afterCommit = Objects.requireNonNull(afterCommit, "afterCommit");
         this.entityManager = Objects.requireNonNull(entityManager, "entityManager");
         this.transactions = new TransactionTemplate(Objects.requireNonNull(transactionManager, "transactionManager"));
         this.maxPayloadBytes = OutboxRecord.checkPayloadLimit(maxPayloadBytes);
@@ -41,7 +53,7 @@ public final class JpaOutboxRecordRepository implements OutboxRecordRepository {
      * {@link OutboxRecordEntity}: with an explicit {@code @EntityScan} it must list this package too.
      */
     public static JpaOutboxRecordRepository create(EntityManagerFactory entityManagerFactory,
-            PlatformTransactionManager transactionManager, int maxPayloadBytes) {
+            PlatformTransactionManager transactionManager, int maxPayloadBytes, Runnable afterCommit) {
         try {
             entityManagerFactory.getMetamodel().entity(OutboxRecordEntity.class);
         } catch (IllegalArgumentException e) {
@@ -51,7 +63,7 @@ public final class JpaOutboxRecordRepository implements OutboxRecordRepository {
         }
         return new JpaOutboxRecordRepository(
                 SharedEntityManagerCreator.createSharedEntityManager(entityManagerFactory), transactionManager,
-                maxPayloadBytes);
+                maxPayloadBytes, afterCommit);
     }
 
     @Override
@@ -59,8 +71,34 @@ public final class JpaOutboxRecordRepository implements OutboxRecordRepository {
         Objects.requireNonNull(record, "record must not be null");
         OutboxRecord.checkPayloadSize(record.getPayload(), maxPayloadBytes);
         OutboxRecordEntity entity = OutboxRecordEntity.of(record);
-        transactions.executeWithoutResult(status -> entityManager.persist(entity));
+        transactions.executeWithoutResult(status -> {
+            entityManager.persist(entity);
+            notifyAfterCommit();
+        });
         return record;
+    }
+
+    /** Registers {@link #afterCommit} once per transaction; a rollback runs nothing. */
+    private void notifyAfterCommit() {
+        if (!TransactionSynchronizationManager.isSynchronizationActive()
+                || TransactionSynchronizationManager.hasResource(synchronizationKey)) {
+            return;
+        }
+        TransactionSynchronizationManager.bindResource(synchronizationKey, Boolean.TRUE);
+        TransactionSynchronizationManager.registerSynchronization(new TransactionSynchronization() {
+            @Override
+            public void afterCompletion(int status) {
+                TransactionSynchronizationManager.unbindResourceIfPossible(synchronizationKey);
+                if (status == STATUS_COMMITTED) {
+                    try {
+                        afterCommit.run();
+                    } catch (RuntimeException e) {
+                        // Only an early wake-up is lost; the processor's poll finds the records anyway.
+                        log.debug("Outbox after-commit callback failed", e);
+                    }
+                }
+            }
+        });
     }
 
     @Override

@@ -64,6 +64,27 @@ class JpaOutboxRecordRepositoryTest {
     }
 
     @Test
+    void theAfterCommitCallbackRunsOncePerCommittedTransactionAndNeverOnRollback() {
+        TransactionTemplate transaction = new TransactionTemplate(fixture.transactionManager());
+        int before = fixture.committedTransactions();
+
+        transaction.executeWithoutResult(status -> {
+            fixture.repository().save(record("agg-1", "one"));
+            fixture.repository().save(record("agg-2", "two"));
+        });
+        assertThat(fixture.committedTransactions()).isEqualTo(before + 1);
+
+        transaction.executeWithoutResult(status -> {
+            fixture.repository().save(record("agg-1", "rolled back"));
+            status.setRollbackOnly();
+        });
+        assertThat(fixture.committedTransactions()).isEqualTo(before + 1);
+
+        fixture.repository().save(record("agg-3", "own transaction"));
+        assertThat(fixture.committedTransactions()).isEqualTo(before + 2);
+    }
+
+    @Test
     void recordsReadBackInTheSameTransactionCarryTheirDatabaseSequence() {
         TransactionTemplate transaction = new TransactionTemplate(fixture.transactionManager());
 
@@ -108,7 +129,7 @@ class JpaOutboxRecordRepositoryTest {
                 fixture.database(), "dev.outbox.jpa.testing");
         try {
             assertThatThrownBy(() -> JpaOutboxRecordRepository.create(withoutOutbox.getObject(),
-                    fixture.transactionManager(), PAYLOAD_LIMIT))
+                    fixture.transactionManager(), PAYLOAD_LIMIT, () -> { }))
                     .isInstanceOf(IllegalStateException.class)
                     .hasMessageContaining("does not map dev.outbox.jpa.OutboxRecordEntity")
                     .hasMessageContaining("@EntityScan");

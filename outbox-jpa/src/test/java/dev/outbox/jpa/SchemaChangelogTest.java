@@ -405,7 +405,8 @@ class SchemaChangelogTest {
 
     private static String neutralType(String typeName, int size, int digits) {
         return switch (lower(typeName)) {
-            case "varchar", "character varying" -> "VARCHAR(" + size + ")";
+            // H2 holds payloads in a VARCHAR of the largest size it allows: as unbounded as PostgreSQL's TEXT.
+            case "varchar", "character varying" -> size >= 1_000_000_000 ? "LONG TEXT" : "VARCHAR(" + size + ")";
             case "int4", "integer" -> "INT";
             case "int8", "bigint" -> "BIGINT";
             case "text", "character large object" -> "LONG TEXT";

@@ -66,10 +66,10 @@ public class OutboxAutoConfiguration {
     @ConditionalOnMissingBean
     OutboxRecordRepository outboxRecordRepository(EntityManagerFactory entityManagerFactory,
             PlatformTransactionManager transactionManager, OutboxProperties properties,
-            ObjectProvider<OutboxSchemaInitialization> schema) {
+            ObjectProvider<OutboxSchemaInitialization> schema, ObjectProvider<OutboxProcessor> processor) {
         schema.ifAvailable(initialized -> { });
         return JpaOutboxRecordRepository.create(entityManagerFactory, transactionManager,
-                properties.maxPayloadBytes());
+                properties.maxPayloadBytes(), () -> processor.ifAvailable(OutboxProcessor::wakeUp));
     }
 
     @Bean

@@ -16,8 +16,8 @@ import org.springframework.util.unit.DataSize;
  * stops the application with a message naming the property and its limit.
  *
  * @param enabled master switch of the outbox auto-configuration
- * @param pollInterval longest wait between two looks for due records when idle; new records written by this instance
- *     wake the processor sooner
+ * @param pollInterval longest wait between two looks for due records when idle; a transaction of this instance that
+ *     commits records wakes the processor at once
  * @param batchSize most records fetched and dispatched in one pass (1..10000)
  * @param maxPayloadSize largest payload accepted, in UTF-8 bytes; larger records are rejected before anything is
  *     written

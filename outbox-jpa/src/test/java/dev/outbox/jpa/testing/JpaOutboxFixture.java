@@ -7,6 +7,7 @@ import dev.outbox.jpa.OutboxSchemaInitializer;
 import dev.outbox.jpa.dialect.DatabaseDialect;
 import jakarta.persistence.EntityManagerFactory;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.orm.jpa.JpaTransactionManager;
 import org.springframework.orm.jpa.LocalContainerEntityManagerFactoryBean;
@@ -23,6 +24,7 @@ public final class JpaOutboxFixture implements AutoCloseable {
     private final JpaTransactionManager transactionManager;
     private final JpaOutboxRecordRepository repository;
     private final JdbcRecordStore recordStore;
+    private final AtomicInteger commits = new AtomicInteger();
 
     private JpaOutboxFixture(TestDatabase database, int maxPayloadBytes) {
         this.database = database;
@@ -30,7 +32,7 @@ public final class JpaOutboxFixture implements AutoCloseable {
         this.entityManagerFactoryBean = entityManagerFactory(database, OutboxRecordEntity.class.getPackageName());
         this.transactionManager = new JpaTransactionManager(entityManagerFactory());
         this.repository = JpaOutboxRecordRepository.create(entityManagerFactory(), transactionManager,
-                maxPayloadBytes);
+                maxPayloadBytes, commits::incrementAndGet);
         this.recordStore = new JdbcRecordStore(database.dataSource(), DatabaseDialect.detect(database.dataSource()));
     }
 
@@ -78,6 +80,11 @@ public final class JpaOutboxFixture implements AutoCloseable {
 
     public JdbcRecordStore recordStore() {
         return recordStore;
+    }
+
+    /** How many transactions with saved records committed (the repository's after-commit callback). */
+    public int committedTransactions() {
+        return commits.get();
     }
 
     public JdbcTemplate jdbc() {

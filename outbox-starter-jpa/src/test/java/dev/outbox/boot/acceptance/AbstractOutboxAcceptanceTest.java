@@ -147,6 +147,22 @@ public abstract class AbstractOutboxAcceptanceTest {
     }
 
     @Test
+    final void aCommittedRecordWakesTheProcessorWithoutWaitingForThePollInterval() {
+        ConfigurableApplicationContext app = start(null, "outbox.poll-interval=1h");
+        TestOrderService service = app.getBean(TestOrderService.class);
+
+        // The poll interval is an hour: once the first record is handled the loop sleeps for an hour, so only the
+        // after-commit wake-up can deliver the second one within the deadline.
+        service.placeOrder("order-first", 5);
+        await().atMost(DEADLINE).until(() -> processor.handled().size() == 1);
+        service.placeOrder("order-second", 6);
+        await().atMost(DEADLINE).until(() -> processor.handled().size() == 2);
+
+        assertThat(processor.handled()).extracting(OutboxRecord::getAggregateId)
+                .containsExactly("order-first", "order-second");
+    }
+
+    @Test
     final void failingRecordHoldsBackItsAggregateButNotOthers() {
         MutableClock clock = MutableClock.startingNow();
         ConfigurableApplicationContext app = start(clock, "outbox.processing.enabled=false",
@@ -335,7 +351,7 @@ public abstract class AbstractOutboxAcceptanceTest {
                 "spring.datasource.username=" + database.username(),
                 "spring.datasource.password=" + database.password(),
                 "spring.datasource.hikari.maximum-pool-size=8",
-                "spring.jpa.hibernate.ddl-auto=none",
+                "spring.jpa.hibernate.ddl-auto=validate",
                 "spring.jpa.open-in-view=false",
                 "spring.sql.init.mode=always",
                 "spring.sql.init.schema-locations=classpath:acceptance/schema.sql",
