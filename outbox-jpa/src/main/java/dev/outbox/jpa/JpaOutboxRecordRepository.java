@@ -10,6 +10,9 @@ import java.util.Objects;
 import java.util.Optional;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.springframework.data.domain.Limit;
+import org.springframework.data.jpa.repository.support.JpaRepositoryFactory;
+import org.springframework.data.repository.Repository;
 import org.springframework.orm.jpa.SharedEntityManagerCreator;
 import org.springframework.transaction.PlatformTransactionManager;
 import org.springframework.transaction.support.TransactionSynchronization;
@@ -17,16 +20,33 @@ import org.springframework.transaction.support.TransactionSynchronizationManager
 import org.springframework.transaction.support.TransactionTemplate;
 
 /**
- * {@link OutboxRecordRepository} on JPA: {@link #save(OutboxRecord)} persists through the application's
- * {@link EntityManager}, so the record joins the current (business) transaction and commits or rolls back with it.
- * Without a transaction, a save runs in one of its own. After a transaction with records commits, a callback runs once,
- * so the local processor can look for them at once instead of at its next poll.
+ * {@link OutboxRecordRepository} on Spring Data JPA: {@link #save(OutboxRecord)} persists through the application's
+ * entity manager, so the record joins the current (business) transaction and commits or rolls back with it. Without a
+ * transaction, a save runs in one of its own. After a transaction with records commits, a callback runs once, so the
+ * local processor can look for them at once instead of at its next poll.
  */
 public final class JpaOutboxRecordRepository implements OutboxRecordRepository {
 
     private static final Logger log = LoggerFactory.getLogger(JpaOutboxRecordRepository.class);
 
-    private final EntityManager entityManager;
+    /**
+     * The Spring Data repository doing the work. Nested, so that an application's repository scanning, which covers
+     * this package through the starter's auto-configuration package, does not register it a second time.
+     */
+    interface OutboxRecordRows extends Repository<OutboxRecordEntity, String> {
+
+        OutboxRecordEntity save(OutboxRecordEntity entity);
+
+        Optional<OutboxRecordEntity> findById(String id);
+
+        List<OutboxRecordEntity> findByAggregateIdOrderBySequenceAsc(String aggregateId);
+
+        List<OutboxRecordEntity> findByStatusOrderBySequenceAsc(OutboxRecordStatus status, Limit limit);
+
+        long countByStatus(OutboxRecordStatus status);
+    }
+
+    private final OutboxRecordRows rows;
     private final TransactionTemplate transactions;
     private final int maxPayloadBytes;
     private final Runnable afterCommit;
@@ -38,14 +58,15 @@ public final class JpaOutboxRecordRepository implements OutboxRecordRepository {
      * @param transactionManager the application's transaction manager
      * @param maxPayloadBytes {@code outbox.max-payload-size} in bytes
      * @param afterCommit run once after each transaction that saved records commits (the starter wakes the local
-     *     processor with it); must be fast and must not throw
+     *     processor with it); must be fast
      */
     public JpaOutboxRecordRepository(EntityManager entityManager, PlatformTransactionManager transactionManager,
             int maxPayloadBytes, Runnable afterCommit) {
-        this.afterCommit = Objects.requireNonNull(afterCommit, "afterCommit");
-        this.entityManager = Objects.requireNonNull(entityManager, "entityManager");
+        this.rows = new JpaRepositoryFactory(Objects.requireNonNull(entityManager, "entityManager"))
+                .getRepository(OutboxRecordRows.class);
         this.transactions = new TransactionTemplate(Objects.requireNonNull(transactionManager, "transactionManager"));
         this.maxPayloadBytes = OutboxRecord.checkPayloadLimit(maxPayloadBytes);
+        this.afterCommit = Objects.requireNonNull(afterCommit, "afterCommit");
     }
 
     /**
@@ -72,7 +93,7 @@ public final class JpaOutboxRecordRepository implements OutboxRecordRepository {
         OutboxRecord.checkPayloadSize(record.getPayload(), maxPayloadBytes);
         OutboxRecordEntity entity = OutboxRecordEntity.of(record);
         transactions.executeWithoutResult(status -> {
-            entityManager.persist(entity);
+            rows.save(entity);
             notifyAfterCommit();
         });
         return record;
@@ -103,17 +124,13 @@ public final class JpaOutboxRecordRepository implements OutboxRecordRepository {
 
     @Override
     public Optional<OutboxRecord> findById(String id) {
-        return inTransaction(() -> Optional.ofNullable(entityManager.find(OutboxRecordEntity.class, id))
-                .map(OutboxRecordEntity::toRecord));
+        return rows.findById(id).map(OutboxRecordEntity::toRecord);
     }
 
     @Override
     public List<OutboxRecord> findByAggregateId(String aggregateId) {
-        return inTransaction(() -> entityManager.createQuery(
-                        "select r from OutboxRecordEntity r where r.aggregateId = :aggregateId order by r.sequence",
-                        OutboxRecordEntity.class)
-                .setParameter("aggregateId", aggregateId)
-                .getResultList().stream().map(OutboxRecordEntity::toRecord).toList());
+        return rows.findByAggregateIdOrderBySequenceAsc(aggregateId).stream().map(OutboxRecordEntity::toRecord)
+                .toList();
     }
 
     @Override
@@ -121,24 +138,12 @@ public final class JpaOutboxRecordRepository implements OutboxRecordRepository {
         if (limit < 1) {
             throw new IllegalArgumentException("limit must be >= 1 but was " + limit);
         }
-        return inTransaction(() -> entityManager.createQuery(
-                        "select r from OutboxRecordEntity r where r.status = :status order by r.sequence",
-                        OutboxRecordEntity.class)
-                .setParameter("status", status)
-                .setMaxResults(limit)
-                .getResultList().stream().map(OutboxRecordEntity::toRecord).toList());
+        return rows.findByStatusOrderBySequenceAsc(status, Limit.of(limit)).stream()
+                .map(OutboxRecordEntity::toRecord).toList();
     }
 
     @Override
     public long countByStatus(OutboxRecordStatus status) {
-        return inTransaction(() -> entityManager.createQuery(
-                        "select count(r) from OutboxRecordEntity r where r.status = :status", Long.class)
-                .setParameter("status", status)
-                .getSingleResult());
-    }
-
-    private <T> T inTransaction(java.util.function.Supplier<T> work) {
-        T result = transactions.execute(status -> work.get());
-        return Objects.requireNonNull(result);
+        return rows.countByStatus(status);
     }
 }

@@ -7,11 +7,15 @@ import jakarta.persistence.Entity;
 import jakarta.persistence.EnumType;
 import jakarta.persistence.Enumerated;
 import jakarta.persistence.Id;
+import jakarta.persistence.PostLoad;
+import jakarta.persistence.PostPersist;
 import jakarta.persistence.Table;
+import jakarta.persistence.Transient;
 import java.time.Instant;
 import org.hibernate.annotations.Generated;
 import org.hibernate.generator.EventType;
 import org.jspecify.annotations.Nullable;
+import org.springframework.data.domain.Persistable;
 
 /**
  * JPA mapping of {@code outbox_record}, used by the write path only: the processing side reads and updates rows with
@@ -19,7 +23,11 @@ import org.jspecify.annotations.Nullable;
  */
 @Entity
 @Table(name = "outbox_record")
-public class OutboxRecordEntity {
+public class OutboxRecordEntity implements Persistable<String> {
+
+    /** Ids are assigned before insert, so Spring Data cannot tell a new entity by its id: this flag does. */
+    @Transient
+    private boolean isNew = true;
 
     @Id
     @Column(name = "id", length = 36, nullable = false, updatable = false)
@@ -79,6 +87,22 @@ public class OutboxRecordEntity {
         entity.nextRetryAt = record.getNextRetryAt();
         entity.lastError = record.getLastError();
         return entity;
+    }
+
+    @Override
+    public String getId() {
+        return id;
+    }
+
+    @Override
+    public boolean isNew() {
+        return isNew;
+    }
+
+    @PostPersist
+    @PostLoad
+    void markStored() {
+        isNew = false;
     }
 
     OutboxRecord toRecord() {
