@@ -39,6 +39,7 @@ public final class OutboxRecord {
     private final Instant nextRetryAt;
     private final @Nullable Long sequence;
     private final @Nullable String lastError;
+    private final long epoch;
 
     private OutboxRecord(RestoreBuilder b) {
         this.id = requireText("id", b.id, 64);
@@ -60,6 +61,10 @@ public final class OutboxRecord {
         this.nextRetryAt = Objects.requireNonNull(b.nextRetryAt, "nextRetryAt must not be null");
         this.sequence = b.sequence;
         this.lastError = b.lastError;
+        if (b.epoch < 0) {
+            throw new IllegalArgumentException("epoch must be >= 0 but was " + b.epoch);
+        }
+        this.epoch = b.epoch;
     }
 
     /** Starts a new record. */
@@ -131,11 +136,25 @@ public final class OutboxRecord {
         return lastError;
     }
 
+    /**
+     * The epoch of the partition under which this record is being delivered: it increases every time the partition
+     * changes owner, so a downstream system can reject deliveries from an instance that no longer owns the partition.
+     * 0 outside of delivery and for a single instance that owns every partition without coordination.
+     */
+    public long getEpoch() {
+        return epoch;
+    }
+
+    /** This record as delivered under the given partition epoch. */
+    public OutboxRecord withEpoch(long epoch) {
+        return epoch == this.epoch ? this : toBuilder().epoch(epoch).build();
+    }
+
     /** A builder preloaded with this record's fields. */
     public RestoreBuilder toBuilder() {
         return new RestoreBuilder().id(id).aggregateId(aggregateId).eventType(eventType).payload(payload)
                 .partition(partition).createdAt(createdAt).status(status).completedAt(completedAt)
-                .retryCount(retryCount).nextRetryAt(nextRetryAt).sequence(sequence).lastError(lastError);
+                .retryCount(retryCount).nextRetryAt(nextRetryAt).sequence(sequence).lastError(lastError).epoch(epoch);
     }
 
     @Override
@@ -151,7 +170,7 @@ public final class OutboxRecord {
     @Override
     public String toString() {
         return "OutboxRecord[id=" + id + ", aggregateId=" + aggregateId + ", eventType=" + eventType
-                + ", partition=" + partition + ", sequence=" + sequence + ", status=" + status
+                + ", partition=" + partition + ", epoch=" + epoch + ", sequence=" + sequence + ", status=" + status
                 + ", retryCount=" + retryCount + "]";
     }
 
@@ -274,6 +293,7 @@ public final class OutboxRecord {
         private @Nullable Instant nextRetryAt;
         private @Nullable Long sequence;
         private @Nullable String lastError;
+        private long epoch;
 
         private RestoreBuilder() {
         }
@@ -337,6 +357,12 @@ public final class OutboxRecord {
 
         public RestoreBuilder lastError(@Nullable String lastError) {
             this.lastError = lastError;
+            return this;
+        }
+
+        /** The partition epoch of a delivery; see {@link OutboxRecord#getEpoch()}. */
+        public RestoreBuilder epoch(long epoch) {
+            this.epoch = epoch;
             return this;
         }
 

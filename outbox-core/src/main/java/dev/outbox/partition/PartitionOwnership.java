@@ -9,8 +9,15 @@ package dev.outbox.partition;
 @FunctionalInterface
 public interface PartitionOwnership {
 
-    /** The partitions this instance owns at this moment; never null, possibly empty. */
+    /** The partitions this instance owns at this moment, with their epochs; never null, possibly empty. */
     OwnedPartitions ownedPartitions();
+
+    /**
+     * A fenced status write found that {@code partition} is no longer owned under {@code epoch}: another instance
+     * has claimed it. Implementations stop handing it out at once. Default: nothing to do.
+     */
+    default void lost(int partition, long epoch) {
+    }
 
     /** One instance that owns all 256 partitions: the setting for a single node. */
     static PartitionOwnership allPartitions() {

@@ -3,6 +3,7 @@ package dev.outbox.processing;
 import dev.outbox.OutboxRecord;
 import dev.outbox.OutboxRecordProcessor;
 import dev.outbox.partition.OwnedPartitions;
+import dev.outbox.partition.PartitionHasher;
 import dev.outbox.partition.PartitionOwnership;
 import dev.outbox.retry.OutboxRetryPolicy;
 import dev.outbox.spi.DueRecordsQuery;
@@ -25,6 +26,7 @@ import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicIntegerArray;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.BooleanSupplier;
@@ -53,6 +55,7 @@ public final class OutboxProcessor implements AutoCloseable {
     private final ProcessingOptions options;
 
     private final ReentrantLock passLock = new ReentrantLock();
+    private final AtomicIntegerArray inFlight = new AtomicIntegerArray(PartitionHasher.PARTITION_COUNT);
     private final ReentrantLock signalLock = new ReentrantLock();
     private final Condition wakeUpSignal = signalLock.newCondition();
     private boolean wakeUpRequested;
@@ -208,7 +211,9 @@ public final class OutboxProcessor implements AutoCloseable {
             }
             DueRecordsQuery query = new DueRecordsQuery(owned, clock.instant(), options.batchSize(),
                     options.stopOnFirstFailure());
-            List<OutboxRecord> due = store.findDue(query);
+            List<OutboxRecord> due = store.findDue(query).stream()
+                    .map(record -> record.withEpoch(owned.epochOf(record.getPartition())))
+                    .toList();
             if (due.isEmpty()) {
                 return new Pass(0, 0);
             }
@@ -238,20 +243,44 @@ public final class OutboxProcessor implements AutoCloseable {
             if (stopping || abandoned.getAsBoolean() || Thread.currentThread().isInterrupted()) {
                 return;
             }
-            handled.incrementAndGet();
-            boolean succeeded;
+            int partition = record.getPartition();
+            // Counted before the ownership check: a coordinator that takes the partition away and then sees no record
+            // in flight knows that none will start.
+            inFlight.incrementAndGet(partition);
             try {
-                succeeded = processRecord(record, abandoned);
-            } catch (RuntimeException e) {
-                // The outcome could not be written; the record stays NEW and is handled again later.
-                log.warn("Outbox record {} of aggregate {}: could not store the outcome; it will be processed again",
-                        record.getId(), record.getAggregateId(), e);
-                return;
-            }
-            if (!succeeded && options.stopOnFirstFailure()) {
-                return;
+                if (!stillOwned(record)) {
+                    return;
+                }
+                handled.incrementAndGet();
+                boolean succeeded;
+                try {
+                    succeeded = processRecord(record, abandoned);
+                } catch (RuntimeException e) {
+                    // The outcome could not be written; the record stays NEW and is handled again later.
+                    log.warn("Outbox record {} of aggregate {}: could not store the outcome; it will be processed "
+                            + "again", record.getId(), record.getAggregateId(), e);
+                    return;
+                }
+                if (!succeeded && options.stopOnFirstFailure()) {
+                    return;
+                }
+            } finally {
+                inFlight.decrementAndGet(partition);
             }
         }
+    }
+
+    private boolean stillOwned(OutboxRecord record) {
+        OwnedPartitions owned = ownership.ownedPartitions();
+        return owned.contains(record.getPartition()) && owned.epochOf(record.getPartition()) == record.getEpoch();
+    }
+
+    /**
+     * Whether a record of {@code partition} is being handled right now. A coordinator handing the partition over waits
+     * for false after it stopped giving the partition out.
+     */
+    public boolean isHandling(int partition) {
+        return inFlight.get(partition) > 0;
     }
 
     /** Handles one record and stores the outcome; true when the handler succeeded. */
@@ -311,8 +340,10 @@ public final class OutboxProcessor implements AutoCloseable {
     }
 
     private void rejected(OutboxRecord record) {
-        log.info("Outbox record {} was changed by someone else while being handled; its outcome was not stored",
-                record.getId());
+        log.info("Outbox record {} (partition {}, epoch {}) was changed by someone else while being handled, or the "
+                + "partition has a new owner; its outcome was not stored", record.getId(), record.getPartition(),
+                record.getEpoch());
+        ownership.lost(record.getPartition(), record.getEpoch());
         listener.onStatusWriteRejected(record);
     }
 

@@ -10,6 +10,7 @@ import dev.outbox.spi.RecordStore;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Instant;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Objects;
 import java.util.stream.Collectors;
@@ -20,6 +21,9 @@ import org.springframework.jdbc.core.RowMapper;
 /**
  * {@link RecordStore} in plain SQL over JDBC. Every method is a single statement, atomic on its own, so it needs no
  * surrounding transaction; statements come from the {@link DatabaseDialect}'s SQL resources.
+ *
+ * <p>Status writes of a record delivered under a partition epoch ({@link OutboxRecord#getEpoch()} above 0) are fenced:
+ * they take effect only while this instance still owns the partition under that epoch in {@code outbox_partition}.
  */
 public final class JdbcRecordStore implements RecordStore {
 
@@ -27,21 +31,27 @@ public final class JdbcRecordStore implements RecordStore {
     private final DatabaseDialect dialect;
     private final String findDueHeadOfAggregate;
     private final String findDueAny;
-    private final String markCompleted;
-    private final String scheduleRetry;
-    private final String markFailed;
+    private final String instanceId;
+    private final Statement markCompleted;
+    private final Statement scheduleRetry;
+    private final Statement markFailed;
     private final RowMapper<OutboxRecord> rowMapper = this::mapRow;
 
-    public JdbcRecordStore(DataSource dataSource, DatabaseDialect dialect) {
+    /**
+     * @param instanceId the id under which this instance owns partitions, used to fence status writes
+     */
+    public JdbcRecordStore(DataSource dataSource, DatabaseDialect dialect, String instanceId) {
         this.jdbc = new JdbcTemplate(Objects.requireNonNull(dataSource, "dataSource"));
         this.dialect = Objects.requireNonNull(dialect, "dialect");
+        this.instanceId = Objects.requireNonNull(instanceId, "instanceId");
         SqlStatements sql = dialect.statements();
         String columns = sql.get("record.columns");
         this.findDueHeadOfAggregate = sql.get("record.findDue.headOfAggregate").replace("{columns}", columns);
         this.findDueAny = sql.get("record.findDue.any").replace("{columns}", columns);
-        this.markCompleted = sql.get("record.markCompleted");
-        this.scheduleRetry = sql.get("record.scheduleRetry");
-        this.markFailed = sql.get("record.markFailed");
+        String fence = sql.get("record.fence");
+        this.markCompleted = Statement.of(sql.get("record.markCompleted"), fence);
+        this.scheduleRetry = Statement.of(sql.get("record.scheduleRetry"), fence);
+        this.markFailed = Statement.of(sql.get("record.markFailed"), fence);
     }
 
     @Override
@@ -57,19 +67,38 @@ public final class JdbcRecordStore implements RecordStore {
 
     @Override
     public boolean markCompleted(OutboxRecord record, Instant completedAt) {
-        return jdbc.update(markCompleted, dialect.timestampValue(completedAt), record.getId(),
-                record.getRetryCount()) == 1;
+        return update(markCompleted, record, dialect.timestampValue(completedAt), record.getId(),
+                record.getRetryCount());
     }
 
     @Override
     public boolean scheduleRetry(OutboxRecord record, int retryCount, Instant nextRetryAt, String lastError) {
-        return jdbc.update(scheduleRetry, retryCount, dialect.timestampValue(nextRetryAt), lastError, record.getId(),
-                record.getRetryCount()) == 1;
+        return update(scheduleRetry, record, retryCount, dialect.timestampValue(nextRetryAt), lastError,
+                record.getId(), record.getRetryCount());
     }
 
     @Override
     public boolean markFailed(OutboxRecord record, int retryCount, String lastError) {
-        return jdbc.update(markFailed, retryCount, lastError, record.getId(), record.getRetryCount()) == 1;
+        return update(markFailed, record, retryCount, lastError, record.getId(), record.getRetryCount());
+    }
+
+    /** Runs a status write, fenced on the record's partition epoch when it has one. */
+    private boolean update(Statement statement, OutboxRecord record, Object... parameters) {
+        if (record.getEpoch() == 0) {
+            return jdbc.update(statement.unfenced(), parameters) == 1;
+        }
+        Object[] fenced = Arrays.copyOf(parameters, parameters.length + 3);
+        fenced[parameters.length] = record.getPartition();
+        fenced[parameters.length + 1] = instanceId;
+        fenced[parameters.length + 2] = record.getEpoch();
+        return jdbc.update(statement.fenced(), fenced) == 1;
+    }
+
+    /** A status write with and without the ownership fence. */
+    private record Statement(String unfenced, String fenced) {
+        static Statement of(String sql, String fence) {
+            return new Statement(sql.replace("{fence}", ""), sql.replace("{fence}", fence));
+        }
     }
 
     /** Built from integers only, so it cannot carry SQL. Empty when every partition is owned. */

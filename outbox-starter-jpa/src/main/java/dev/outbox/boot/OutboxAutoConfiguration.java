@@ -4,17 +4,23 @@ import dev.outbox.Outbox;
 import dev.outbox.OutboxRecordProcessor;
 import dev.outbox.OutboxRecordRepository;
 import dev.outbox.PayloadSerializer;
+import dev.outbox.jpa.JdbcInstanceStore;
+import dev.outbox.jpa.JdbcPartitionStore;
 import dev.outbox.jpa.JdbcRecordStore;
 import dev.outbox.jpa.JpaOutboxRecordRepository;
 import dev.outbox.jpa.OutboxRecordEntity;
 import dev.outbox.jpa.dialect.DatabaseDialect;
+import dev.outbox.partition.ClusterCoordinator;
 import dev.outbox.partition.PartitionOwnership;
 import dev.outbox.processing.OutboxProcessor;
 import dev.outbox.retry.OutboxRetryPolicy;
 import dev.outbox.spi.OutboxListener;
+import dev.outbox.spi.InstanceStore;
+import dev.outbox.spi.PartitionStore;
 import dev.outbox.spi.RecordStore;
 import jakarta.persistence.EntityManagerFactory;
 import java.time.Clock;
+import java.time.Duration;
 import javax.sql.DataSource;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
@@ -25,6 +31,8 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.core.env.Environment;
 import org.springframework.transaction.PlatformTransactionManager;
 import tools.jackson.databind.json.JsonMapper;
 
@@ -74,10 +82,17 @@ public class OutboxAutoConfiguration {
 
     @Bean
     @ConditionalOnMissingBean
-    RecordStore outboxRecordStore(DataSource dataSource, DatabaseDialect dialect,
+    OutboxInstanceIdentity outboxInstanceIdentity(OutboxProperties properties, Environment environment) {
+        return OutboxInstanceIdentity.of(properties.instance(), environment);
+    }
+
+    /** Status writes of records delivered under a partition epoch are fenced on this instance owning it. */
+    @Bean
+    @ConditionalOnMissingBean
+    RecordStore outboxRecordStore(DataSource dataSource, DatabaseDialect dialect, OutboxInstanceIdentity identity,
             ObjectProvider<OutboxSchemaInitialization> schema) {
         schema.ifAvailable(initialized -> { });
-        return new JdbcRecordStore(dataSource, dialect);
+        return new JdbcRecordStore(dataSource, dialect, identity.id());
     }
 
     @Bean
@@ -101,18 +116,15 @@ public class OutboxAutoConfiguration {
         return properties.retry().toPolicy();
     }
 
-    @Bean
-    @ConditionalOnMissingBean
-    PartitionOwnership outboxPartitionOwnership() {
-        return PartitionOwnership.allPartitions();
-    }
-
     @Bean(destroyMethod = "close")
     @ConditionalOnBean(OutboxRecordProcessor.class)
     @ConditionalOnMissingBean
     OutboxProcessor outboxProcessor(RecordStore store, ObjectProvider<OutboxRecordProcessor> processors,
-            OutboxRetryPolicy retryPolicy, PartitionOwnership ownership, ObjectProvider<OutboxListener> listeners,
-            Clock clock, OutboxProperties properties) {
+            OutboxRetryPolicy retryPolicy, ObjectProvider<ClusterCoordinator> coordinator,
+            ObjectProvider<OutboxListener> listeners, Clock clock, OutboxProperties properties) {
+        // Without background processing there is no cluster membership: explicit passes cover every partition.
+        ClusterCoordinator cluster = coordinator.getIfAvailable();
+        PartitionOwnership ownership = cluster != null ? cluster : PartitionOwnership.allPartitions();
         return OutboxProcessor.builder()
                 .recordStore(store)
                 .handler(OutboxRecordProcessor.allOf(processors.orderedStream().toList()))
@@ -124,10 +136,61 @@ public class OutboxAutoConfiguration {
                 .build();
     }
 
-    @Bean
-    @ConditionalOnBean(OutboxProcessor.class)
+    /** Cluster membership and partition ownership, for instances that process records in the background. */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnBean(OutboxRecordProcessor.class)
     @ConditionalOnBooleanProperty(name = "outbox.processing.enabled", matchIfMissing = true)
-    OutboxProcessingLifecycle outboxProcessingLifecycle(OutboxProcessor processor) {
-        return new OutboxProcessingLifecycle(processor);
+    static class ClusterConfiguration {
+
+        @Bean(destroyMethod = "close")
+        OutboxHeartbeatConnection outboxHeartbeatConnection(DataSource dataSource, DatabaseDialect dialect) {
+            return new OutboxHeartbeatConnection(dataSource, dialect);
+        }
+
+        @Bean
+        @ConditionalOnMissingBean
+        InstanceStore outboxInstanceStore(DataSource dataSource, DatabaseDialect dialect,
+                ObjectProvider<OutboxSchemaInitialization> schema) {
+            schema.ifAvailable(initialized -> { });
+            return new JdbcInstanceStore(dataSource, dialect);
+        }
+
+        @Bean
+        @ConditionalOnMissingBean
+        PartitionStore outboxPartitionStore(DataSource dataSource, DatabaseDialect dialect,
+                ObjectProvider<OutboxSchemaInitialization> schema) {
+            schema.ifAvailable(initialized -> { });
+            return new JdbcPartitionStore(dataSource, dialect);
+        }
+
+        @Bean
+        @ConditionalOnMissingBean
+        ClusterCoordinator outboxClusterCoordinator(InstanceStore instances, PartitionStore partitions,
+                OutboxHeartbeatConnection heartbeats, OutboxInstanceIdentity identity, OutboxProperties properties,
+                ObjectProvider<OutboxProcessor> processor) {
+            OutboxProperties.Instance instance = properties.instance();
+            return ClusterCoordinator.builder()
+                    .instanceStore(instances)
+                    .heartbeatStore(heartbeats.store())
+                    .partitionStore(partitions)
+                    .instanceId(identity.id())
+                    .hostname(identity.hostname())
+                    .port(identity.port())
+                    .heartbeatInterval(Duration.ofSeconds(instance.heartbeatIntervalSeconds()))
+                    .staleTimeout(Duration.ofSeconds(instance.staleInstanceTimeoutSeconds()))
+                    .rebalanceInterval(Duration.ofSeconds(instance.newInstanceDetectionIntervalSeconds()))
+                    .handling(partition -> {
+                        OutboxProcessor engine = processor.getIfAvailable();
+                        return engine != null && engine.isHandling(partition);
+                    })
+                    .partitionsGained(() -> processor.ifAvailable(OutboxProcessor::wakeUp))
+                    .build();
+        }
+
+        @Bean
+        OutboxProcessingLifecycle outboxProcessingLifecycle(OutboxProcessor processor,
+                ClusterCoordinator coordinator) {
+            return new OutboxProcessingLifecycle(processor, coordinator);
+        }
     }
 }

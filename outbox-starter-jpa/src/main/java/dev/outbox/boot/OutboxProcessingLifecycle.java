@@ -1,11 +1,13 @@
 package dev.outbox.boot;
 
+import dev.outbox.partition.ClusterCoordinator;
 import dev.outbox.processing.OutboxProcessor;
 import org.springframework.context.SmartLifecycle;
 
 /**
- * Starts the processing loop once the context is refreshed and stops it, draining records in flight within
- * {@code outbox.instance.graceful-shutdown-timeout-seconds}, before the context closes its beans.
+ * Joins the cluster and starts the processing loop once the context is refreshed. On shutdown it marks the instance
+ * SHUTTING_DOWN, drains the records in flight within {@code outbox.instance.graceful-shutdown-timeout-seconds}, then
+ * releases the partitions so other instances take them at once, before the context closes its beans.
  */
 final class OutboxProcessingLifecycle implements SmartLifecycle {
 
@@ -13,19 +15,27 @@ final class OutboxProcessingLifecycle implements SmartLifecycle {
     static final int PHASE = SmartLifecycle.DEFAULT_PHASE - 2048;
 
     private final OutboxProcessor processor;
+    private final ClusterCoordinator coordinator;
 
-    OutboxProcessingLifecycle(OutboxProcessor processor) {
+    OutboxProcessingLifecycle(OutboxProcessor processor, ClusterCoordinator coordinator) {
         this.processor = processor;
+        this.coordinator = coordinator;
     }
 
     @Override
     public void start() {
+        coordinator.start();
         processor.start();
     }
 
     @Override
     public void stop() {
-        processor.stop();
+        coordinator.beginShutdown();
+        try {
+            processor.stop();
+        } finally {
+            coordinator.close();
+        }
     }
 
     @Override

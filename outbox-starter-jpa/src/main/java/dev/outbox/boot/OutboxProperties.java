@@ -147,9 +147,43 @@ public record OutboxProperties(
     }
 
     /**
-     * @param gracefulShutdownTimeoutSeconds on shutdown, how long records being handled may take to finish
+     * @param id stable id of this instance in the instance table, e.g. the pod name, so that a restart takes its own
+     *     place back; generated (host name and a random suffix) when empty
+     * @param gracefulShutdownTimeoutSeconds on shutdown, how long records being handled may take to finish before the
+     *     instance hands its partitions over
+     * @param heartbeatIntervalSeconds how often the instance records that it is alive
+     * @param staleInstanceTimeoutSeconds after how long without a heartbeat (by the database's clock) an instance
+     *     counts as dead and its partitions are taken over; must be greater than the heartbeat interval
+     * @param newInstanceDetectionIntervalSeconds how often each instance looks for joined or departed instances and
+     *     rebalances the partitions
      */
-    public record Instance(@DefaultValue("15") long gracefulShutdownTimeoutSeconds) {
+    public record Instance(
+            @DefaultValue("") String id,
+            @DefaultValue("15") long gracefulShutdownTimeoutSeconds,
+            @DefaultValue("2") long heartbeatIntervalSeconds,
+            @DefaultValue("10") long staleInstanceTimeoutSeconds,
+            @DefaultValue("2") long newInstanceDetectionIntervalSeconds) {
+
+        public Instance {
+            if (id.length() > 255) {
+                throw new IllegalArgumentException(
+                        "outbox.instance.id is " + id.length() + " characters long; the limit is 255");
+            }
+            positive("outbox.instance.heartbeat-interval-seconds", heartbeatIntervalSeconds);
+            positive("outbox.instance.stale-instance-timeout-seconds", staleInstanceTimeoutSeconds);
+            positive("outbox.instance.new-instance-detection-interval-seconds", newInstanceDetectionIntervalSeconds);
+            if (staleInstanceTimeoutSeconds <= heartbeatIntervalSeconds) {
+                throw new IllegalArgumentException("outbox.instance.stale-instance-timeout-seconds ("
+                        + staleInstanceTimeoutSeconds + ") must be greater than "
+                        + "outbox.instance.heartbeat-interval-seconds (" + heartbeatIntervalSeconds + ")");
+            }
+        }
+
+        private static void positive(String property, long value) {
+            if (value < 1) {
+                throw new IllegalArgumentException(property + " must be at least 1 but was " + value);
+            }
+        }
     }
 
     /** The processing settings as the engine's immutable options; the engine checks every value. */

@@ -27,7 +27,10 @@ class DatabaseDialectTest {
     void everyDialectHasEveryStatement(DatabaseDialect dialect) {
         SqlStatements statements = dialect.statements();
         for (String key : new String[] {"record.columns", "record.findDue.headOfAggregate", "record.findDue.any",
-                "record.markCompleted", "record.scheduleRetry", "record.markFailed"}) {
+                "record.markCompleted", "record.scheduleRetry", "record.markFailed", "record.fence", "clock.now",
+                "instance.register.update", "instance.register.insert", "instance.heartbeat",
+                "instance.markShuttingDown", "instance.remove", "instance.findLive", "instance.removeStale",
+                "partition.findAll", "partition.claim", "partition.release"}) {
             assertThat(statements.get(key)).as(key).isNotBlank();
         }
         assertThatThrownBy(() -> statements.get("no.such.statement"))

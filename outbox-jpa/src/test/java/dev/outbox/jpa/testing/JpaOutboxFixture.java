@@ -19,6 +19,9 @@ import org.springframework.orm.jpa.vendor.HibernateJpaVendorAdapter;
  */
 public final class JpaOutboxFixture implements AutoCloseable {
 
+    /** The instance id the record store fences its status writes with. */
+    public static final String INSTANCE_ID = "fixture-instance";
+
     private final TestDatabase database;
     private final LocalContainerEntityManagerFactoryBean entityManagerFactoryBean;
     private final JpaTransactionManager transactionManager;
@@ -33,7 +36,8 @@ public final class JpaOutboxFixture implements AutoCloseable {
         this.transactionManager = new JpaTransactionManager(entityManagerFactory());
         this.repository = JpaOutboxRecordRepository.create(entityManagerFactory(), transactionManager,
                 maxPayloadBytes, commits::incrementAndGet);
-        this.recordStore = new JdbcRecordStore(database.dataSource(), DatabaseDialect.detect(database.dataSource()));
+        this.recordStore = new JdbcRecordStore(database.dataSource(), DatabaseDialect.detect(database.dataSource()),
+                INSTANCE_ID);
     }
 
     public static JpaOutboxFixture create(TestDatabase.Kind kind, int maxPayloadBytes) {

@@ -1,0 +1,32 @@
+package dev.outbox.spi;
+
+import java.time.Duration;
+import java.util.List;
+
+/**
+ * The instance table: membership and heartbeats. Every time comparison uses the <em>database's</em> clock, so clock
+ * skew between nodes cannot make a live node look dead. Each method is one short statement of its own.
+ */
+public interface InstanceStore {
+
+    /**
+     * Inserts this instance as ACTIVE with started_at and last_heartbeat set to the database's now, or, when a row
+     * with this id exists (a restart with a stable id), resets that row the same way.
+     */
+    void register(String instanceId, String hostname, int port);
+
+    /** Sets last_heartbeat to the database's now; false when the row is gone (it was removed as stale). */
+    boolean heartbeat(String instanceId);
+
+    /** Marks the instance SHUTTING_DOWN; it keeps heartbeating until it is removed. */
+    void markShuttingDown(String instanceId);
+
+    /** Deletes the instance's row. */
+    void remove(String instanceId);
+
+    /** Every instance whose last heartbeat is at most {@code staleTimeout} old by the database's clock. */
+    List<InstanceState> findLive(Duration staleTimeout);
+
+    /** Deletes the instances whose last heartbeat is older than {@code staleTimeout}; returns how many. */
+    int removeStale(Duration staleTimeout);
+}

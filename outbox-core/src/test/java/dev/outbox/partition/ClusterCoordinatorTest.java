@@ -1,0 +1,285 @@
+package dev.outbox.partition;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.outbox.spi.PartitionState;
+import dev.outbox.testing.InMemoryClusterStore;
+import dev.outbox.testing.MutableClock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.stream.Collectors;
+import org.jspecify.annotations.Nullable;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The coordinator driven by hand: heartbeats and rebalances are called explicitly, the database clock is a
+ * {@link MutableClock} and each instance's monotonic clock is a counter, so every step is deterministic.
+ */
+class ClusterCoordinatorTest {
+
+    private static final Duration HEARTBEAT = Duration.ofSeconds(2);
+    private static final Duration STALE = Duration.ofSeconds(10);
+
+    private final MutableClock databaseClock = new MutableClock(Instant.parse("2026-01-01T00:00:00Z"));
+    private final InMemoryClusterStore store = new InMemoryClusterStore(databaseClock);
+    private final Map<String, AtomicLong> monotonicClocks = new TreeMap<>();
+    private final Set<Integer> inFlight = new HashSet<>();
+
+    @Test
+    void aSingleInstanceClaimsEveryPartitionUnderEpochOne() {
+        ClusterCoordinator a = coordinator("a");
+
+        round(a);
+
+        assertThat(a.ownedPartitions().size()).isEqualTo(256);
+        assertThat(store.findAll()).allSatisfy(row -> {
+            assertThat(row.owner()).isEqualTo("a");
+            assertThat(row.epoch()).isEqualTo(1);
+        });
+        assertThat(a.ownedPartitions().epochOf(200)).isEqualTo(1);
+    }
+
+    @Test
+    void threeInstancesSettleOn85Or86PartitionsEach() {
+        List<ClusterCoordinator> nodes = List.of(coordinator("a"), coordinator("b"), coordinator("c"));
+
+        converge(nodes);
+
+        assertThat(ownerCounts()).containsOnlyKeys("a", "b", "c").allSatisfy((id, count) ->
+                assertThat(count).isBetween(85, 86));
+        for (ClusterCoordinator node : nodes) {
+            assertThat(node.ownedPartitions().size()).isEqualTo(ownerCounts().get(node.instanceId()));
+        }
+    }
+
+    @Test
+    void aJoiningInstanceTakesOnlyWhatItNeedsAndOnlyFromTheOthers() {
+        List<ClusterCoordinator> nodes = new ArrayList<>(List.of(coordinator("a"), coordinator("b"),
+                coordinator("c")));
+        converge(nodes);
+        List<@Nullable String> before = owners();
+
+        nodes.add(coordinator("d"));
+        converge(nodes);
+
+        List<@Nullable String> after = owners();
+        int moved = 0;
+        for (int partition = 0; partition < 256; partition++) {
+            if (!java.util.Objects.equals(before.get(partition), after.get(partition))) {
+                moved++;
+                assertThat(after.get(partition)).as("partition %d moved to the newcomer only", partition)
+                        .isEqualTo("d");
+            }
+        }
+        assertThat(moved).isEqualTo(64);
+        assertThat(ownerCounts().values()).containsOnly(64);
+    }
+
+    @Test
+    void aPartitionInFlightIsReleasedOnlyOnceItsRecordsAreDone() {
+        ClusterCoordinator a = coordinator("a");
+        round(a);
+        // With a second instance, a keeps 0..127 and gives 128..255 away; a record of 200 is still in flight.
+        inFlight.add(200);
+        ClusterCoordinator b = coordinator("b");
+        converge(List.of(a, b));
+
+        assertThat(store.findAll().get(200).owner()).as("held while in flight").isEqualTo("a");
+        assertThat(a.ownedPartitions().contains(200)).as("but no longer handed out").isFalse();
+        assertThat(b.ownedPartitions().contains(200)).isFalse();
+        assertThat(ownerCounts()).containsEntry("a", 129).containsEntry("b", 127);
+
+        inFlight.remove(200);
+        converge(List.of(a, b));
+        assertThat(store.findAll().get(200).owner()).isEqualTo("b");
+        assertThat(store.findAll().get(200).epoch()).isEqualTo(2);
+        assertThat(b.ownedPartitions().epochOf(200)).isEqualTo(2);
+        assertThat(ownerCounts()).containsEntry("a", 128).containsEntry("b", 128);
+    }
+
+    @Test
+    void anInstanceThatCannotHeartbeatStopsHandingOutPartitionsBeforeOthersMayClaimThem() {
+        ClusterCoordinator a = coordinator("a");
+        round(a);
+        assertThat(a.ownedPartitions().size()).isEqualTo(256);
+
+        // a's monotonic clock runs on without a successful heartbeat: at stale - heartbeat it stops.
+        advanceMonotonic("a", STALE.minus(HEARTBEAT).minusMillis(1));
+        assertThat(a.ownedPartitions().size()).isEqualTo(256);
+        advanceMonotonic("a", Duration.ofMillis(1));
+        assertThat(a.ownedPartitions().isEmpty()).isTrue();
+
+        // Nobody else may claim yet: by the database's clock a is not stale.
+        ClusterCoordinator b = coordinator("b");
+        databaseClock.advance(STALE.minus(HEARTBEAT));
+        round(b);
+        assertThat(ownerCounts()).containsEntry("a", 256).doesNotContainKey("b");
+    }
+
+    @Test
+    void partitionsOfADeadInstanceAreClaimedWithTheNextEpochOnceItIsStale() {
+        ClusterCoordinator a = coordinator("a");
+        ClusterCoordinator b = coordinator("b");
+        converge(List.of(a, b));
+        Set<Integer> ofA = partitionsOf("a");
+
+        // a dies: only b keeps heartbeating while the database clock passes the stale timeout.
+        for (int second = 0; second <= STALE.toSeconds(); second += 2) {
+            databaseClock.advance(HEARTBEAT);
+            advanceMonotonic("b", HEARTBEAT);
+            round(b);
+        }
+
+        assertThat(ownerCounts()).containsOnlyKeys("b").containsEntry("b", 256);
+        for (int partition : ofA) {
+            assertThat(store.findAll().get(partition).epoch()).isEqualTo(2);
+            assertThat(b.ownedPartitions().epochOf(partition)).isEqualTo(2);
+        }
+        assertThat(store.findLive(Duration.ofDays(1))).extracting(state -> state.instanceId()).containsOnly("b");
+    }
+
+    @Test
+    void aPausedInstanceThatResumesForgetsWhatItHeldAndRejoins() {
+        ClusterCoordinator a = coordinator("a");
+        ClusterCoordinator b = coordinator("b");
+        converge(List.of(a, b));
+        long epochOfABefore = a.ownedPartitions().epochOf(partitionsOf("a").iterator().next());
+
+        // a is frozen (no calls, its monotonic clock jumps when it resumes) while b takes over.
+        for (int second = 0; second <= STALE.toSeconds(); second += 2) {
+            databaseClock.advance(HEARTBEAT);
+            advanceMonotonic("b", HEARTBEAT);
+            round(b);
+        }
+        assertThat(ownerCounts()).containsEntry("b", 256);
+        advanceMonotonic("a", STALE.multipliedBy(2));
+
+        assertThat(a.ownedPartitions().isEmpty()).as("lease expired while frozen").isTrue();
+        a.heartbeat();
+        assertThat(a.ownedPartitions().isEmpty()).as("everything it held is forgotten on resume").isTrue();
+
+        converge(List.of(a, b));
+        assertThat(ownerCounts()).containsEntry("a", 128).containsEntry("b", 128);
+        for (int partition : partitionsOf("a")) {
+            assertThat(a.ownedPartitions().epochOf(partition)).isGreaterThan(epochOfABefore);
+        }
+    }
+
+    @Test
+    void lostRemovesAPartitionFromTheProcessorsView() {
+        ClusterCoordinator a = coordinator("a");
+        round(a);
+
+        a.lost(7, 99);
+        assertThat(a.ownedPartitions().contains(7)).as("a different epoch is not ours to drop").isTrue();
+        a.lost(7, 1);
+        assertThat(a.ownedPartitions().contains(7)).isFalse();
+        assertThat(a.ownedPartitions().size()).isEqualTo(255);
+    }
+
+    @Test
+    void gracefulShutdownReleasesEverythingAndRemovesTheInstance() {
+        ClusterCoordinator a = coordinator("a");
+        ClusterCoordinator b = coordinator("b");
+        converge(List.of(a, b));
+
+        a.beginShutdown();
+        assertThat(a.ownedPartitions().isEmpty()).isTrue();
+        round(b);
+        assertThat(ownerCounts()).as("no claim of a live SHUTTING_DOWN instance's partitions").containsEntry("a", 128);
+
+        a.close();
+        assertThat(ownerCounts()).containsOnlyKeys("b");
+        assertThat(store.findLive(Duration.ofDays(1))).extracting(state -> state.instanceId()).containsOnly("b");
+
+        round(b);
+        assertThat(ownerCounts()).containsEntry("b", 256);
+    }
+
+    @Test
+    void partitionsGainedWakesTheProcessor() {
+        AtomicInteger wakeUps = new AtomicInteger();
+        ClusterCoordinator a = builder("a").partitionsGained(wakeUps::incrementAndGet).build();
+
+        round(a);
+        round(a);
+
+        assertThat(wakeUps).hasValue(1);
+    }
+
+    @Test
+    void settingsAreCheckedWithThePropertyNamed() {
+        assertThatThrownBy(() -> builder("a").staleTimeout(HEARTBEAT).build())
+                .hasMessageContaining("outbox.instance.stale-instance-timeout-seconds")
+                .hasMessageContaining("must be greater than outbox.instance.heartbeat-interval-seconds");
+        assertThatThrownBy(() -> builder("a").heartbeatInterval(Duration.ZERO).build())
+                .hasMessageContaining("outbox.instance.heartbeat-interval-seconds must be positive");
+        assertThatThrownBy(() -> builder(" ").build()).hasMessageContaining("instanceId must not be blank");
+    }
+
+    private ClusterCoordinator coordinator(String id) {
+        return builder(id).build();
+    }
+
+    private ClusterCoordinator.Builder builder(String id) {
+        AtomicLong monotonic = monotonicClocks.computeIfAbsent(id, key -> new AtomicLong(1_000_000_000L));
+        return ClusterCoordinator.builder()
+                .instanceStore(store)
+                .partitionStore(store)
+                .instanceId(id)
+                .heartbeatInterval(HEARTBEAT)
+                .staleTimeout(STALE)
+                .rebalanceInterval(HEARTBEAT)
+                .handling(inFlight::contains)
+                .nanoClock(monotonic::get);
+    }
+
+    private void advanceMonotonic(String id, Duration duration) {
+        monotonicClocks.get(id).addAndGet(duration.toNanos());
+    }
+
+    private static void round(ClusterCoordinator coordinator) {
+        coordinator.heartbeat();
+        coordinator.rebalance();
+    }
+
+    /** Rounds of heartbeat and rebalance on every node until the table stops changing. */
+    private void converge(List<ClusterCoordinator> nodes) {
+        nodes.forEach(ClusterCoordinator::heartbeat);
+        List<PartitionState> previous = null;
+        for (int i = 0; i < 10; i++) {
+            nodes.forEach(ClusterCoordinator::rebalance);
+            List<PartitionState> now = store.findAll();
+            if (now.equals(previous)) {
+                return;
+            }
+            previous = now;
+        }
+        throw new AssertionError("no convergence in 10 rounds: " + ownerCounts());
+    }
+
+    private List<@Nullable String> owners() {
+        List<@Nullable String> owners = new ArrayList<>();
+        store.findAll().forEach(row -> owners.add(row.owner()));
+        return owners;
+    }
+
+    private Map<String, Integer> ownerCounts() {
+        return store.findAll().stream().filter(row -> row.owner() != null)
+                .collect(Collectors.toMap(PartitionState::owner, row -> 1, Integer::sum, TreeMap::new));
+    }
+
+    private Set<Integer> partitionsOf(String id) {
+        return store.findAll().stream().filter(row -> id.equals(row.owner())).map(PartitionState::partition)
+                .collect(Collectors.toSet());
+    }
+}

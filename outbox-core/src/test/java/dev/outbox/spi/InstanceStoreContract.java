@@ -1,0 +1,259 @@
+package dev.outbox.spi;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.tuple;
+import static org.awaitility.Awaitility.await;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CyclicBarrier;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The behaviour every instance store must show, run against each implementation: the in-memory store in this module,
+ * the database stores in theirs (shipped in the test-jar).
+ *
+ * <p>Subclasses provide the store, a way to read the database's clock, and guarantee that the instance table is empty
+ * before each test. Time is never slept away: a heartbeat is live under {@link #LIVE} (one hour) for the whole test,
+ * and stale under {@link #ONE_MILLISECOND} once {@link #letDatabaseTimePass(Duration)} has moved the database's clock
+ * by {@link #TICK}; a real database waits for its clock, an in-memory store moves its clock.
+ */
+public abstract class InstanceStoreContract {
+
+    /** A stale timeout no heartbeat of a test outgrows. */
+    protected static final Duration LIVE = Duration.ofHours(1);
+    /** Database time let pass to make a heartbeat stale under {@link #ONE_MILLISECOND}. */
+    protected static final Duration TICK = Duration.ofMillis(10);
+    protected static final Duration ONE_MILLISECOND = Duration.ofMillis(1);
+    /** Database time between older and newer heartbeats when a test splits them with one stale timeout. */
+    private static final Duration GAP = Duration.ofMillis(300);
+
+    /** The store under test. */
+    protected abstract InstanceStore instanceStore();
+
+    /** The current time of the store's clock (for a database: its {@code CURRENT_TIMESTAMP}). */
+    protected abstract Instant databaseNow();
+
+    /**
+     * Returns once at least {@code duration} of database time has passed since the call. By default waits (at most
+     * 30 s) for {@link #databaseNow()} to get there; a store whose clock the test controls moves it instead.
+     */
+    protected void letDatabaseTimePass(Duration duration) {
+        Instant target = databaseNow().plus(duration);
+        await().atMost(Duration.ofSeconds(30)).pollDelay(Duration.ZERO).pollInterval(Duration.ofMillis(5))
+                .until(() -> !databaseNow().isBefore(target));
+    }
+
+    // ================================================================ helpers
+
+    private List<InstanceState> live() {
+        return instanceStore().findLive(LIVE);
+    }
+
+    private InstanceState live(String instanceId) {
+        return live().stream().filter(i -> i.instanceId().equals(instanceId)).findFirst()
+                .orElseThrow(() -> new AssertionError("instance " + instanceId + " is not live"));
+    }
+
+    private static List<String> ids(List<InstanceState> instances) {
+        return instances.stream().map(InstanceState::instanceId).toList();
+    }
+
+    /**
+     * A stale timeout that, used at once, puts the cutoff just after {@code heartbeat}: that heartbeat and older ones
+     * are stale, heartbeats {@link #GAP} younger are live.
+     */
+    private Duration staleRightAfter(Instant heartbeat) {
+        return Duration.between(heartbeat, databaseNow()).minus(1, ChronoUnit.MICROS);
+    }
+
+    // ================================================================ register
+
+    @Test
+    public final void registerInsertsAnActiveInstanceStampedWithTheDatabaseClock() {
+        Instant before = databaseNow();
+        instanceStore().register("node-a", "host-a.example", 8080);
+        Instant after = databaseNow();
+
+        assertThat(live()).singleElement().satisfies(a -> {
+            assertThat(a.instanceId()).isEqualTo("node-a");
+            assertThat(a.hostname()).isEqualTo("host-a.example");
+            assertThat(a.port()).isEqualTo(8080);
+            assertThat(a.status()).isEqualTo(InstanceStatus.ACTIVE);
+            assertThat(a.startedAt()).isBetween(before, after);
+            assertThat(a.lastHeartbeat()).isEqualTo(a.startedAt());
+            assertThat(a.heartbeatAge()).isGreaterThanOrEqualTo(Duration.ZERO)
+                    .isLessThanOrEqualTo(Duration.between(a.lastHeartbeat(), databaseNow()));
+        });
+    }
+
+    @Test
+    public final void registeringAnExistingIdResetsItsRow() {
+        instanceStore().register("node-a", "old-host", 1111);
+        instanceStore().markShuttingDown("node-a");
+        InstanceState first = live("node-a");
+        letDatabaseTimePass(TICK);
+
+        instanceStore().register("node-a", "new-host", 2222);
+
+        assertThat(live()).singleElement().satisfies(a -> {
+            assertThat(a.hostname()).isEqualTo("new-host");
+            assertThat(a.port()).isEqualTo(2222);
+            assertThat(a.status()).isEqualTo(InstanceStatus.ACTIVE);
+            assertThat(a.startedAt()).isAfterOrEqualTo(first.startedAt().plus(TICK));
+            assertThat(a.lastHeartbeat()).isEqualTo(a.startedAt());
+        });
+    }
+
+    @Test
+    public final void concurrentRegistrationsOfOneIdLeaveExactlyOneActiveRow() throws Exception {
+        int threads = 4;
+        ExecutorService executor = Executors.newFixedThreadPool(threads);
+        try {
+            for (int round = 0; round < 10; round++) {
+                instanceStore().remove("node-a");
+                CyclicBarrier start = new CyclicBarrier(threads);
+                List<Future<?>> futures = new ArrayList<>();
+                for (int t = 0; t < threads; t++) {
+                    int port = 8000 + t;
+                    futures.add(executor.submit(() -> {
+                        start.await(10, TimeUnit.SECONDS);
+                        instanceStore().register("node-a", "host-" + port, port);
+                        return null;
+                    }));
+                }
+                for (Future<?> future : futures) {
+                    future.get(30, TimeUnit.SECONDS);
+                }
+                assertThat(live()).as("round %d", round).singleElement().satisfies(a -> {
+                    assertThat(a.instanceId()).isEqualTo("node-a");
+                    assertThat(a.status()).isEqualTo(InstanceStatus.ACTIVE);
+                    assertThat(a.hostname()).isEqualTo("host-" + a.port());
+                });
+            }
+        } finally {
+            executor.shutdownNow();
+        }
+    }
+
+    // ================================================================ heartbeat, shutting down, remove
+
+    @Test
+    public final void heartbeatMovesOnlyTheLastHeartbeatToTheDatabasesNow() {
+        instanceStore().register("node-a", "host-a", 8080);
+        InstanceState first = live("node-a");
+        letDatabaseTimePass(TICK);
+
+        Instant before = databaseNow();
+        assertThat(instanceStore().heartbeat("node-a")).isTrue();
+        Instant after = databaseNow();
+
+        InstanceState second = live("node-a");
+        assertThat(second.lastHeartbeat()).isBetween(before, after)
+                .isAfterOrEqualTo(first.lastHeartbeat().plus(TICK));
+        assertThat(second).usingRecursiveComparison().ignoringFields("lastHeartbeat", "heartbeatAge")
+                .isEqualTo(first);
+    }
+
+    @Test
+    public final void heartbeatOfAnUnknownOrRemovedInstanceIsFalseAndCreatesNoRow() {
+        assertThat(instanceStore().heartbeat("ghost")).isFalse();
+        instanceStore().register("node-a", "host-a", 8080);
+        instanceStore().remove("node-a");
+
+        assertThat(instanceStore().heartbeat("node-a")).isFalse();
+
+        assertThat(live()).isEmpty();
+    }
+
+    @Test
+    public final void anInstanceShuttingDownStaysLiveAndKeepsHeartbeating() {
+        instanceStore().register("node-a", "host-a", 8080);
+        instanceStore().register("node-b", "host-b", 8080);
+
+        instanceStore().markShuttingDown("node-a");
+        instanceStore().markShuttingDown("ghost");
+
+        assertThat(live()).extracting(InstanceState::instanceId, InstanceState::status).containsExactly(
+                tuple("node-a", InstanceStatus.SHUTTING_DOWN), tuple("node-b", InstanceStatus.ACTIVE));
+        assertThat(instanceStore().heartbeat("node-a")).isTrue();
+        assertThat(live("node-a").status()).isEqualTo(InstanceStatus.SHUTTING_DOWN);
+    }
+
+    @Test
+    public final void removeDeletesOnlyThatInstance() {
+        instanceStore().register("node-a", "host-a", 8080);
+        instanceStore().register("node-b", "host-b", 8080);
+
+        instanceStore().remove("node-a");
+        instanceStore().remove("ghost");
+
+        assertThat(ids(live())).containsExactly("node-b");
+    }
+
+    // ================================================================ liveness
+
+    @Test
+    public final void findLiveReturnsTheInstancesOrderedById() {
+        for (String id : new String[] {"node-c", "node-a", "node-d", "node-b"}) {
+            instanceStore().register(id, "host-of-" + id, 9000);
+        }
+
+        assertThat(ids(live())).containsExactly("node-a", "node-b", "node-c", "node-d");
+        assertThat(live()).allSatisfy(i -> assertThat(i.hostname()).isEqualTo("host-of-" + i.instanceId()));
+    }
+
+    @Test
+    public final void anInstanceIsLiveUntilTheDatabaseClockPassesItsHeartbeatByTheStaleTimeout() {
+        instanceStore().register("node-a", "host-a", 8080);
+        letDatabaseTimePass(TICK);
+
+        assertThat(ids(instanceStore().findLive(LIVE))).containsExactly("node-a");
+        assertThat(live("node-a").heartbeatAge()).isGreaterThanOrEqualTo(TICK);
+        assertThat(instanceStore().findLive(ONE_MILLISECOND)).isEmpty();
+
+        assertThat(instanceStore().heartbeat("node-a")).isTrue();
+        assertThat(live("node-a").heartbeatAge()).isLessThan(TICK.multipliedBy(100));
+        letDatabaseTimePass(TICK);
+        assertThat(instanceStore().findLive(ONE_MILLISECOND)).isEmpty();
+        assertThat(ids(instanceStore().findLive(LIVE))).containsExactly("node-a");
+    }
+
+    @Test
+    public final void findLiveAndRemoveStaleSplitOlderFromYoungerHeartbeats() {
+        instanceStore().register("node-a", "host-a", 8080);
+        instanceStore().register("node-b", "host-b", 8080);
+        Instant older = live("node-a").lastHeartbeat();
+        letDatabaseTimePass(GAP);
+        instanceStore().register("node-c", "host-c", 8080);
+        assertThat(instanceStore().heartbeat("node-b")).isTrue();
+
+        assertThat(ids(instanceStore().findLive(staleRightAfter(older)))).containsExactly("node-b", "node-c");
+        assertThat(instanceStore().removeStale(LIVE)).isZero();
+        assertThat(instanceStore().removeStale(staleRightAfter(older))).isEqualTo(1);
+
+        assertThat(ids(live())).containsExactly("node-b", "node-c");
+        assertThat(instanceStore().heartbeat("node-a")).isFalse();
+    }
+
+    @Test
+    public final void removeStaleRemovesEveryInstanceOnceTheDatabaseClockHasPassedThem() {
+        instanceStore().register("node-a", "host-a", 8080);
+        instanceStore().register("node-b", "host-b", 8080);
+        instanceStore().markShuttingDown("node-b");
+        letDatabaseTimePass(TICK);
+
+        assertThat(instanceStore().removeStale(LIVE)).isZero();
+        assertThat(instanceStore().removeStale(ONE_MILLISECOND)).isEqualTo(2);
+
+        assertThat(live()).isEmpty();
+        assertThat(instanceStore().removeStale(ONE_MILLISECOND)).isZero();
+    }
+}

@@ -1,0 +1,121 @@
+package dev.outbox.jpa;
+
+import dev.outbox.jpa.dialect.DatabaseDialect;
+import dev.outbox.jpa.dialect.SqlStatements;
+import dev.outbox.spi.InstanceState;
+import dev.outbox.spi.InstanceStatus;
+import dev.outbox.spi.InstanceStore;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Objects;
+import javax.sql.DataSource;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.dao.DuplicateKeyException;
+import org.springframework.jdbc.core.JdbcTemplate;
+
+/**
+ * {@link InstanceStore} in plain SQL over JDBC, statements from the {@link DatabaseDialect}'s SQL resources. Times are
+ * written as the database's {@code CURRENT_TIMESTAMP}; a staleness check first reads the database's clock and passes
+ * {@code now - staleTimeout} as the cutoff. That is conservative: the database's time only moves forward between the
+ * two statements, so a heartbeat is never judged older than it is.
+ *
+ * <p>Needs no surrounding transaction (each method runs its statements in auto-commit). Give it a
+ * {@link ReservedConnectionDataSource} so that heartbeats do not wait for a busy application pool.
+ */
+public final class JdbcInstanceStore implements InstanceStore {
+
+    private static final Logger log = LoggerFactory.getLogger(JdbcInstanceStore.class);
+
+    private final JdbcTemplate jdbc;
+    private final DatabaseDialect dialect;
+    private final String clockNow;
+    private final String registerUpdate;
+    private final String registerInsert;
+    private final String heartbeat;
+    private final String markShuttingDown;
+    private final String remove;
+    private final String findLive;
+    private final String removeStale;
+
+    public JdbcInstanceStore(DataSource dataSource, DatabaseDialect dialect) {
+        this.jdbc = new JdbcTemplate(Objects.requireNonNull(dataSource, "dataSource"));
+        this.dialect = Objects.requireNonNull(dialect, "dialect");
+        SqlStatements sql = dialect.statements();
+        this.clockNow = sql.get("clock.now");
+        this.registerUpdate = sql.get("instance.register.update");
+        this.registerInsert = sql.get("instance.register.insert");
+        this.heartbeat = sql.get("instance.heartbeat");
+        this.markShuttingDown = sql.get("instance.markShuttingDown");
+        this.remove = sql.get("instance.remove");
+        this.findLive = sql.get("instance.findLive");
+        this.removeStale = sql.get("instance.removeStale");
+    }
+
+    /** Update first (a restart keeps its id); insert when there is no row; on a lost insert race, update again. */
+    @Override
+    public void register(String instanceId, String hostname, int port) {
+        Objects.requireNonNull(instanceId, "instanceId");
+        Objects.requireNonNull(hostname, "hostname");
+        if (jdbc.update(registerUpdate, hostname, port, instanceId) == 1) {
+            log.debug("Outbox instance {} registered again", instanceId);
+            return;
+        }
+        try {
+            jdbc.update(registerInsert, instanceId, hostname, port);
+        } catch (DuplicateKeyException e) {
+            if (jdbc.update(registerUpdate, hostname, port, instanceId) != 1) {
+                throw new IllegalStateException("Outbox: cannot register instance " + instanceId
+                        + ": its row was inserted and removed concurrently", e);
+            }
+        }
+    }
+
+    @Override
+    public boolean heartbeat(String instanceId) {
+        return jdbc.update(heartbeat, Objects.requireNonNull(instanceId, "instanceId")) == 1;
+    }
+
+    @Override
+    public void markShuttingDown(String instanceId) {
+        jdbc.update(markShuttingDown, Objects.requireNonNull(instanceId, "instanceId"));
+    }
+
+    @Override
+    public void remove(String instanceId) {
+        jdbc.update(remove, Objects.requireNonNull(instanceId, "instanceId"));
+    }
+
+    @Override
+    public List<InstanceState> findLive(Duration staleTimeout) {
+        Instant now = databaseNow();
+        return jdbc.query(findLive, (rs, rowNum) -> mapRow(rs, now), cutoff(now, staleTimeout));
+    }
+
+    @Override
+    public int removeStale(Duration staleTimeout) {
+        return jdbc.update(removeStale, cutoff(databaseNow(), staleTimeout));
+    }
+
+    private Object cutoff(Instant now, Duration staleTimeout) {
+        return dialect.timestampValue(now.minus(Objects.requireNonNull(staleTimeout, "staleTimeout")));
+    }
+
+    private Instant databaseNow() {
+        Instant now = jdbc.queryForObject(clockNow, (rs, rowNum) -> dialect.readTimestamp(rs, "db_now"));
+        return Objects.requireNonNull(now, "the database returned no CURRENT_TIMESTAMP");
+    }
+
+    /** A heartbeat committed just after the clock read would show a negative age; it counts as zero. */
+    private InstanceState mapRow(ResultSet rs, Instant now) throws SQLException {
+        Instant startedAt = Objects.requireNonNull(dialect.readTimestamp(rs, "started_at"), "started_at");
+        Instant lastHeartbeat = Objects.requireNonNull(dialect.readTimestamp(rs, "last_heartbeat"), "last_heartbeat");
+        Duration age = Duration.between(lastHeartbeat, now);
+        return new InstanceState(rs.getString("instance_id"), rs.getString("hostname"), rs.getInt("port"),
+                InstanceStatus.valueOf(rs.getString("status")), startedAt, lastHeartbeat,
+                age.isNegative() ? Duration.ZERO : age);
+    }
+}

@@ -1,0 +1,62 @@
+package dev.outbox.jpa;
+
+import dev.outbox.jpa.dialect.DatabaseDialect;
+import dev.outbox.jpa.dialect.SqlStatements;
+import dev.outbox.spi.PartitionState;
+import dev.outbox.spi.PartitionStore;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Objects;
+import javax.sql.DataSource;
+import org.springframework.jdbc.core.JdbcTemplate;
+
+/**
+ * {@link PartitionStore} in plain SQL over JDBC, statements from the {@link DatabaseDialect}'s SQL resources. A claim
+ * is one conditional {@code UPDATE} (compare-and-set on the epoch), so of two coordinators claiming the same partition
+ * under the same epoch at most one succeeds. Whether the current owner is still live is judged against a cutoff
+ * computed from the database's clock, read just before; needs no surrounding transaction.
+ */
+public final class JdbcPartitionStore implements PartitionStore {
+
+    private final JdbcTemplate jdbc;
+    private final DatabaseDialect dialect;
+    private final String clockNow;
+    private final String findAll;
+    private final String claim;
+    private final String release;
+
+    public JdbcPartitionStore(DataSource dataSource, DatabaseDialect dialect) {
+        this.jdbc = new JdbcTemplate(Objects.requireNonNull(dataSource, "dataSource"));
+        this.dialect = Objects.requireNonNull(dialect, "dialect");
+        SqlStatements sql = dialect.statements();
+        this.clockNow = sql.get("clock.now");
+        this.findAll = sql.get("partition.findAll");
+        this.claim = sql.get("partition.claim");
+        this.release = sql.get("partition.release");
+    }
+
+    @Override
+    public List<PartitionState> findAll() {
+        return jdbc.query(findAll, (rs, rowNum) -> new PartitionState(rs.getInt("partition_no"),
+                rs.getString("owner_instance_id"), rs.getLong("epoch")));
+    }
+
+    @Override
+    public boolean claim(int partition, long expectedEpoch, String instanceId, Duration staleTimeout) {
+        Objects.requireNonNull(instanceId, "instanceId");
+        Objects.requireNonNull(staleTimeout, "staleTimeout");
+        Object cutoff = dialect.timestampValue(databaseNow().minus(staleTimeout));
+        return jdbc.update(claim, instanceId, partition, expectedEpoch, instanceId, cutoff) == 1;
+    }
+
+    @Override
+    public boolean release(int partition, long epoch, String instanceId) {
+        return jdbc.update(release, partition, Objects.requireNonNull(instanceId, "instanceId"), epoch) == 1;
+    }
+
+    private Instant databaseNow() {
+        Instant now = jdbc.queryForObject(clockNow, (rs, rowNum) -> dialect.readTimestamp(rs, "db_now"));
+        return Objects.requireNonNull(now, "the database returned no CURRENT_TIMESTAMP");
+    }
+}
