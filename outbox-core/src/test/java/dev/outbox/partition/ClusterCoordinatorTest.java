@@ -95,6 +95,7 @@ class ClusterCoordinatorTest {
 
         assertThat(store.findAll().get(200).owner()).as("held while in flight").isEqualTo("a");
         assertThat(a.ownedPartitions().contains(200)).as("but no longer handed out").isFalse();
+        assertThat(a.ownedPartitions().size()).as("the partitions a keeps are processed throughout").isEqualTo(128);
         assertThat(b.ownedPartitions().contains(200)).isFalse();
         assertThat(ownerCounts()).containsEntry("a", 129).containsEntry("b", 127);
 
@@ -171,6 +172,24 @@ class ClusterCoordinatorTest {
         assertThat(ownerCounts()).containsEntry("a", 128).containsEntry("b", 128);
         for (int partition : partitionsOf("a")) {
             assertThat(a.ownedPartitions().epochOf(partition)).isGreaterThan(epochOfABefore);
+        }
+    }
+
+    @Test
+    void anInstanceRestartedWithItsStableIdTakesItsOwnPartitionsBack() {
+        ClusterCoordinator a = coordinator("a");
+        ClusterCoordinator b = coordinator("b");
+        converge(List.of(a, b));
+        Set<Integer> ofA = partitionsOf("a");
+
+        // a crashes and comes back at once under the same id, before anyone considers it stale.
+        ClusterCoordinator restarted = coordinator("a");
+        converge(List.of(restarted, b));
+
+        assertThat(partitionsOf("a")).isEqualTo(ofA);
+        for (int partition : ofA) {
+            assertThat(restarted.ownedPartitions().epochOf(partition)).as("claimed anew: the old run is fenced")
+                    .isEqualTo(2);
         }
     }
 

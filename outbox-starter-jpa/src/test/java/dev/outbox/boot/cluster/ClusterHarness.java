@@ -1,0 +1,505 @@
+package dev.outbox.boot.cluster;
+
+import static org.awaitility.Awaitility.await;
+
+import dev.outbox.jpa.OutboxSchemaInitializer;
+import dev.outbox.jpa.testing.TestDatabase;
+import dev.outbox.partition.PartitionHasher;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.OffsetDateTime;
+import java.time.ZoneOffset;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.UUID;
+import java.util.concurrent.Callable;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Predicate;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
+import org.awaitility.core.ConditionTimeoutException;
+import org.springframework.jdbc.core.JdbcTemplate;
+
+/**
+ * A cluster test's world: a fresh PostgreSQL database with the outbox schema and the observation tables
+ * ({@code cluster/observation-schema.sql}), the node JVMs, record inserts, and the queries the assertions need.
+ * {@link #close()} kills every node still running and drops the database.
+ */
+final class ClusterHarness implements AutoCloseable {
+
+    static final Duration HEARTBEAT_INTERVAL = Duration.ofSeconds(1);
+    static final Duration STALE_TIMEOUT = Duration.ofSeconds(4);
+    static final Duration REBALANCE_INTERVAL = Duration.ofSeconds(1);
+    static final Duration POLL_INTERVAL = Duration.ofMillis(100);
+    static final Duration GRACEFUL_SHUTDOWN_TIMEOUT = Duration.ofSeconds(10);
+
+    /** Generous deadlines: two cores are shared by PostgreSQL, the test JVM and up to four node JVMs. */
+    static final Duration NODE_START_DEADLINE = Duration.ofSeconds(120);
+    static final Duration DEADLINE = Duration.ofSeconds(150);
+
+    private static final int ROWS_PER_TRANSACTION = 1_000;
+    private static final String INSERT_RECORD = "INSERT INTO outbox_record"
+            + " (id, status, aggregate_id, event_type, payload, partition_no, created_at, retry_count, next_retry_at)"
+            + " VALUES (?, 'NEW', ?, 'Test', ?, ?, now(), 0, now())";
+
+    private final TestDatabase database;
+    private final JdbcTemplate jdbc;
+    private final Path logDirectory;
+    private final Map<String, ClusterNode> nodes = new LinkedHashMap<>();
+    /** Nodes the test has not stopped on purpose: a wait fails at once when one of them has died. */
+    private final Set<String> expectedAlive = new HashSet<>();
+    private int roundsInserted;
+    private long recordsInserted;
+
+    private ClusterHarness(TestDatabase database, Path logDirectory) {
+        this.database = database;
+        this.jdbc = new JdbcTemplate(database.dataSource());
+        this.logDirectory = logDirectory;
+    }
+
+    /** A new database for the test named {@code testName}; node logs go to {@link #logDirectory(String)}. */
+    static ClusterHarness create(String testName) {
+        Path logs = logDirectory(testName);
+        recreateDirectory(logs);
+        TestDatabase database = TestDatabase.create(TestDatabase.Kind.POSTGRES);
+        try {
+            OutboxSchemaInitializer.apply(database.dataSource());
+            new JdbcTemplate(database.dataSource()).execute(resource("cluster/observation-schema.sql"));
+            return new ClusterHarness(database, logs);
+        } catch (RuntimeException | Error e) {
+            database.close();
+            throw e;
+        }
+    }
+
+    static Path logDirectory(String testName) {
+        return Path.of("target", "cluster-logs", testName);
+    }
+
+    /** The Spring properties of a node; its id also names its database sessions, for the observation triggers. */
+    List<String> nodeProperties(String instanceId) {
+        String url = database.jdbcUrl() + (database.jdbcUrl().contains("?") ? "&" : "?")
+                + "ApplicationName=" + instanceId;
+        return List.of(
+                "spring.datasource.url=" + url,
+                "spring.datasource.username=" + database.username(),
+                "spring.datasource.password=" + database.password(),
+                "spring.datasource.hikari.maximum-pool-size=5",
+                "spring.jpa.hibernate.ddl-auto=none",
+                "spring.jpa.open-in-view=false",
+                "spring.main.banner-mode=off",
+                "outbox.schema-initialization.enabled=true",
+                "outbox.instance.id=" + instanceId,
+                "outbox.poll-interval=" + POLL_INTERVAL.toMillis() + "ms",
+                "outbox.batch-size=200",
+                "outbox.processing.concurrency=4",
+                "outbox.instance.heartbeat-interval-seconds=" + HEARTBEAT_INTERVAL.toSeconds(),
+                "outbox.instance.stale-instance-timeout-seconds=" + STALE_TIMEOUT.toSeconds(),
+                "outbox.instance.new-instance-detection-interval-seconds=" + REBALANCE_INTERVAL.toSeconds(),
+                "outbox.instance.graceful-shutdown-timeout-seconds=" + GRACEFUL_SHUTDOWN_TIMEOUT.toSeconds());
+    }
+
+    // ---- nodes ------------------------------------------------------------------------------------------------
+
+    /**
+     * Starts a node JVM without waiting for it (see {@link #awaitUp(String)}); {@code extraProperties} ("key=value")
+     * add to or override {@link #nodeProperties(String)}.
+     */
+    void startNode(String instanceId, String... extraProperties) {
+        List<String> arguments = Stream.concat(nodeProperties(instanceId).stream(), Stream.of(extraProperties))
+                .map(property -> "--" + property).toList();
+        ClusterNode node = ClusterNode.start(instanceId, logDirectory.resolve(instanceId + ".log"), arguments);
+        nodes.put(instanceId, node);
+        expectedAlive.add(instanceId);
+    }
+
+    /** Starts the nodes side by side and waits until each has registered. */
+    void startNodes(List<String> instanceIds, String... extraProperties) {
+        instanceIds.forEach(id -> startNode(id, extraProperties));
+        instanceIds.forEach(this::awaitUp);
+    }
+
+    /** Waits for the node's row in {@code outbox_instance}. */
+    void awaitUp(String instanceId) {
+        awaitState(instanceId + " registered in outbox_instance", NODE_START_DEADLINE, Duration.ofMillis(200),
+                () -> isRegistered(instanceId), registered -> registered);
+    }
+
+    /** SIGKILL, then waits for the JVM to be gone. */
+    void kill9(String instanceId) {
+        expectedAlive.remove(instanceId);
+        ClusterNode node = node(instanceId);
+        node.signal("KILL");
+        node.awaitExit(Duration.ofSeconds(30));
+    }
+
+    void sigstop(String instanceId) {
+        node(instanceId).signal("STOP");
+    }
+
+    void sigcont(String instanceId) {
+        node(instanceId).signal("CONT");
+    }
+
+    /** SIGTERM; the node shuts down gracefully in the background, see {@link #awaitExit(String)}. */
+    void sigterm(String instanceId) {
+        expectedAlive.remove(instanceId);
+        node(instanceId).terminate();
+    }
+
+    int awaitExit(String instanceId) {
+        return node(instanceId).awaitExit(GRACEFUL_SHUTDOWN_TIMEOUT.plus(DEADLINE));
+    }
+
+    // ---- records ----------------------------------------------------------------------------------------------
+
+    /**
+     * Inserts {@code recordsPerAggregate} more records for each of {@code aggregates} aggregates, round by round (the
+     * next record of every aggregate, then the one after), so each aggregate's sequence numbers follow its order.
+     * Continues the numbering of earlier calls. 1,000 rows per transaction.
+     */
+    void insertRecords(int aggregates, int recordsPerAggregate) {
+        int firstRound = roundsInserted;
+        try (Connection connection = database.dataSource().getConnection()) {
+            connection.setAutoCommit(false);
+            try (PreparedStatement insert = connection.prepareStatement(INSERT_RECORD)) {
+                int pending = 0;
+                for (int round = firstRound; round < firstRound + recordsPerAggregate; round++) {
+                    for (int aggregate = 0; aggregate < aggregates; aggregate++) {
+                        String aggregateId = "aggregate-" + aggregate;
+                        insert.setString(1, UUID.randomUUID().toString());
+                        insert.setString(2, aggregateId);
+                        insert.setString(3, "{\"aggregate\":" + aggregate + ",\"n\":" + round + "}");
+                        insert.setInt(4, PartitionHasher.partitionOf(aggregateId));
+                        insert.addBatch();
+                        if (++pending == ROWS_PER_TRANSACTION) {
+                            insert.executeBatch();
+                            connection.commit();
+                            pending = 0;
+                        }
+                    }
+                }
+                insert.executeBatch();
+                connection.commit();
+            }
+        } catch (SQLException e) {
+            throw new IllegalStateException("Could not insert outbox records", e);
+        }
+        roundsInserted += recordsPerAggregate;
+        recordsInserted += (long) aggregates * recordsPerAggregate;
+    }
+
+    long recordsInserted() {
+        return recordsInserted;
+    }
+
+    long completedCount() {
+        return count("SELECT COUNT(*) FROM outbox_record WHERE status = 'COMPLETED'");
+    }
+
+    /** Waits until at least {@code count} records are COMPLETED; returns how many are. */
+    long awaitCompleted(long count) {
+        return awaitState(count + " records completed", DEADLINE, Duration.ofMillis(100), this::completedCount,
+                completed -> completed >= count);
+    }
+
+    /** Waits until every inserted record is COMPLETED (and fails at once when one has FAILED). */
+    void awaitAllCompleted() {
+        awaitState("all " + recordsInserted + " records completed", DEADLINE, Duration.ofMillis(250),
+                this::statusCounts, counts -> {
+                    if (counts.containsKey("FAILED")) {
+                        throw new AssertionError("records FAILED: " + counts);
+                    }
+                    return counts.getOrDefault("COMPLETED", 0L) == recordsInserted;
+                });
+    }
+
+    Map<String, Long> statusCounts() {
+        return countsBy("SELECT status, COUNT(*) FROM outbox_record GROUP BY status");
+    }
+
+    // ---- partitions and instances -----------------------------------------------------------------------------
+
+    PartitionTable partitionTable() {
+        return PartitionTable.read(jdbc);
+    }
+
+    /** Waits until exactly these instances own all partitions, 256/n each (rounded either way). */
+    PartitionTable awaitBalanced(String... instanceIds) {
+        List<String> ids = List.of(instanceIds);
+        return awaitState("partitions balanced among " + ids, DEADLINE, Duration.ofMillis(200), this::partitionTable,
+                table -> table.isBalancedAmong(ids));
+    }
+
+    /**
+     * Waits until every one of {@code partitions} is owned by another instance than {@code formerOwner}, polling every
+     * 100 ms so that the caller can time the takeover; returns the table at that moment.
+     */
+    PartitionTable awaitTakenOver(String formerOwner, Set<Integer> partitions) {
+        return awaitState(partitions.size() + " partitions of " + formerOwner + " owned by others", DEADLINE,
+                Duration.ofMillis(100), this::partitionTable,
+                table -> table.allOwnedByOthersThan(formerOwner, partitions));
+    }
+
+    boolean isRegistered(String instanceId) {
+        return count("SELECT COUNT(*) FROM outbox_instance WHERE instance_id = ?", instanceId) == 1;
+    }
+
+    /** The latest heartbeat of the instance: its row, or the rows deleted so far (see {@code instance_departure}). */
+    Instant lastHeartbeatOf(String instanceId) {
+        OffsetDateTime last = jdbc.queryForObject("SELECT MAX(t) FROM ("
+                + " SELECT last_heartbeat AS t FROM outbox_instance WHERE instance_id = ?"
+                + " UNION ALL SELECT last_heartbeat FROM instance_departure WHERE instance_id = ?) AS heartbeats",
+                OffsetDateTime.class, instanceId, instanceId);
+        if (last == null) {
+            throw new IllegalStateException(instanceId + " never heartbeated");
+        }
+        return last.toInstant();
+    }
+
+    /** An instance row deleted: by the instance itself (graceful stop) or by another one (stale). */
+    record Departure(String instanceId, Instant lastHeartbeat, String removedBy, Instant removedAt) {
+    }
+
+    List<Departure> departuresOf(String instanceId) {
+        return jdbc.query("SELECT instance_id, last_heartbeat, removed_by, removed_at FROM instance_departure"
+                + " WHERE instance_id = ? ORDER BY id", (rs, row) -> new Departure(rs.getString("instance_id"),
+                        instant(rs.getObject("last_heartbeat", OffsetDateTime.class)), rs.getString("removed_by"),
+                        instant(rs.getObject("removed_at", OffsetDateTime.class))), instanceId);
+    }
+
+    /** A claim (new owner, epoch + 1) or a release (owner to none) of a partition. */
+    record OwnershipChange(int partition, String oldOwner, String newOwner, long oldEpoch, long newEpoch,
+            String changedBy, Instant changedAt) {
+
+        boolean isRelease() {
+            return newOwner == null;
+        }
+    }
+
+    List<OwnershipChange> ownershipChanges() {
+        return jdbc.query("SELECT partition_no, old_owner, new_owner, old_epoch, new_epoch, changed_by, changed_at"
+                + " FROM ownership_change ORDER BY id", (rs, row) -> new OwnershipChange(rs.getInt("partition_no"),
+                        rs.getString("old_owner"), rs.getString("new_owner"), rs.getLong("old_epoch"),
+                        rs.getLong("new_epoch"), rs.getString("changed_by"),
+                        instant(rs.getObject("changed_at", OffsetDateTime.class))));
+    }
+
+    // ---- what the handlers saw ---------------------------------------------------------------------------------
+
+    long distinctRecordsHandled() {
+        return count("SELECT COUNT(DISTINCT record_id) FROM handled_record");
+    }
+
+    long handlerCalls() {
+        return count("SELECT COUNT(*) FROM handled_record");
+    }
+
+    Map<String, Long> handlerCallsPerInstance() {
+        return countsBy("SELECT instance_id, COUNT(*) FROM handled_record GROUP BY instance_id");
+    }
+
+    /** A record handed to the handlers more than once, with the handling instances in call order. */
+    record Duplicate(String recordId, List<String> handledBy) {
+    }
+
+    List<Duplicate> duplicates() {
+        return jdbc.query("SELECT record_id, string_agg(instance_id, ',' ORDER BY id) AS handlers"
+                + " FROM handled_record GROUP BY record_id HAVING COUNT(*) > 1 ORDER BY MIN(id)",
+                (rs, row) -> new Duplicate(rs.getString("record_id"), List.of(rs.getString("handlers").split(","))));
+    }
+
+    /**
+     * For each aggregate, its handler calls in call order (the BIGSERIAL id), keeping only each record's first call,
+     * must have strictly increasing sequence numbers. Returns the violations, empty when the order was kept.
+     */
+    List<String> orderViolations() {
+        Map<String, Long> lastSequence = new HashMap<>();
+        Set<String> seen = new HashSet<>();
+        List<String> violations = new ArrayList<>();
+        jdbc.query("SELECT record_id, aggregate_id, sequence_no, instance_id FROM handled_record ORDER BY id", rs -> {
+            if (!seen.add(rs.getString("record_id"))) {
+                return;
+            }
+            String aggregate = rs.getString("aggregate_id");
+            long sequence = rs.getLong("sequence_no");
+            Long previous = lastSequence.put(aggregate, sequence);
+            if (previous != null && sequence <= previous) {
+                violations.add(aggregate + ": sequence " + sequence + " (by " + rs.getString("instance_id")
+                        + ") first handled after sequence " + previous);
+            }
+        });
+        return violations;
+    }
+
+    /** A handler call as recorded by {@link HandledRecordWriter}. */
+    record HandlerCall(String recordId, int partition, long epoch, Instant invokedAt) {
+    }
+
+    List<HandlerCall> callsOf(String instanceId, Instant invokedAfter) {
+        return jdbc.query("SELECT record_id, partition_no, epoch, invoked_at FROM handled_record"
+                + " WHERE instance_id = ? AND invoked_at > ? ORDER BY id", (rs, row) -> new HandlerCall(
+                        rs.getString("record_id"), rs.getInt("partition_no"), rs.getLong("epoch"),
+                        instant(rs.getObject("invoked_at", OffsetDateTime.class))),
+                instanceId, OffsetDateTime.ofInstant(invokedAfter, ZoneOffset.UTC));
+    }
+
+    /**
+     * Handler calls of the instance begun before {@code begunBefore} whose row was written after {@code writtenAfter}:
+     * calls that were in flight across a freeze.
+     */
+    long callsSpanning(String instanceId, Instant begunBefore, Instant writtenAfter) {
+        return count("SELECT COUNT(*) FROM handled_record WHERE instance_id = ? AND invoked_at < ? AND handled_at > ?",
+                instanceId, OffsetDateTime.ofInstant(begunBefore, ZoneOffset.UTC),
+                OffsetDateTime.ofInstant(writtenAfter, ZoneOffset.UTC));
+    }
+
+    /** Lines of the node's log that contain {@code text}. */
+    long logLinesContaining(String instanceId, String text) {
+        return node(instanceId).logLines().stream().filter(line -> line.contains(text)).count();
+    }
+
+    // ---- status writes (fencing) ------------------------------------------------------------------------------
+
+    /**
+     * Status writes made by an instance that did not own the record's partition when the write happened: each one
+     * is a write that fencing should have refused. Empty when fencing held.
+     */
+    List<String> statusWritesByNonOwners() {
+        return jdbc.query("SELECT record_id, partition_no, old_status, new_status, writer, owner_at_write,"
+                + " epoch_at_write, written_at FROM status_write"
+                + " WHERE owner_at_write IS DISTINCT FROM writer ORDER BY id LIMIT 20",
+                (rs, row) -> rs.getString("writer") + " wrote " + rs.getString("old_status") + "->"
+                        + rs.getString("new_status") + " of record " + rs.getString("record_id") + " in partition "
+                        + rs.getInt("partition_no") + " owned by " + rs.getString("owner_at_write") + " (epoch "
+                        + rs.getLong("epoch_at_write") + ") at " + rs.getObject("written_at", OffsetDateTime.class));
+    }
+
+    long statusWritesBy(String instanceId, Instant after) {
+        return count("SELECT COUNT(*) FROM status_write WHERE writer = ? AND written_at > ?", instanceId,
+                OffsetDateTime.ofInstant(after, ZoneOffset.UTC));
+    }
+
+    /** Records whose status became COMPLETED more than once. */
+    List<String> recordsCompletedTwice() {
+        return jdbc.queryForList("SELECT record_id FROM status_write WHERE new_status = 'COMPLETED'"
+                + " GROUP BY record_id HAVING COUNT(*) > 1", String.class);
+    }
+
+    // ---- waiting ----------------------------------------------------------------------------------------------
+
+    /**
+     * Polls {@code read} until {@code done} holds; fails at once when a node that should run has died or the waiting
+     * thread is interrupted (a JUnit timeout: Awaitility itself would wait on), and on timeout with the last value
+     * seen.
+     */
+    private <T> T awaitState(String what, Duration atMost, Duration pollInterval, Callable<T> read, Predicate<T> done) {
+        Thread waiter = Thread.currentThread();
+        AtomicReference<T> last = new AtomicReference<>();
+        try {
+            return await().alias(what).atMost(atMost).pollDelay(Duration.ZERO).pollInterval(pollInterval)
+                    .until(() -> {
+                        if (waiter.isInterrupted()) {
+                            throw new IllegalStateException("interrupted while waiting for: " + what);
+                        }
+                        checkNodesAlive();
+                        T value = read.call();
+                        last.set(value);
+                        return value;
+                    }, done);
+        } catch (ConditionTimeoutException e) {
+            throw new AssertionError(what + ": not reached within " + atMost + "; last seen: " + last.get(), e);
+        }
+    }
+
+    private void checkNodesAlive() {
+        expectedAlive.forEach(id -> node(id).checkAlive());
+    }
+
+    private ClusterNode node(String instanceId) {
+        ClusterNode node = nodes.get(instanceId);
+        if (node == null) {
+            throw new IllegalArgumentException("no node " + instanceId + " was started");
+        }
+        return node;
+    }
+
+    /** Kills every node still running, then drops the database, even on an interrupted (timed-out) test thread. */
+    @Override
+    public void close() {
+        boolean interrupted = Thread.interrupted();
+        try {
+            RuntimeException failure = null;
+            for (ClusterNode node : nodes.values()) {
+                try {
+                    node.destroyForcibly();
+                } catch (RuntimeException e) {
+                    failure = e;
+                }
+                interrupted |= Thread.interrupted();
+            }
+            if (failure != null) {
+                throw failure;
+            }
+        } finally {
+            database.close();
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    /** Runs a query of (key, count) rows into a sorted map. */
+    private Map<String, Long> countsBy(String sql) {
+        return jdbc.query(sql, (rs, row) -> Map.entry(rs.getString(1), rs.getLong(2))).stream()
+                .collect(Collectors.toMap(Map.Entry::getKey, Map.Entry::getValue, Long::sum, TreeMap::new));
+    }
+
+    private long count(String sql, Object... arguments) {
+        Long count = jdbc.queryForObject(sql, Long.class, arguments);
+        return count == null ? 0 : count;
+    }
+
+    private static Instant instant(OffsetDateTime time) {
+        return time == null ? null : time.toInstant();
+    }
+
+    private static String resource(String name) {
+        try (InputStream in = ClusterHarness.class.getClassLoader().getResourceAsStream(name)) {
+            if (in == null) {
+                throw new IllegalStateException("missing test resource " + name);
+            }
+            return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    private static void recreateDirectory(Path directory) {
+        try {
+            Files.createDirectories(directory);
+            try (Stream<Path> files = Files.list(directory)) {
+                for (Path file : files.toList()) {
+                    Files.deleteIfExists(file);
+                }
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+}

@@ -1,0 +1,285 @@
+package dev.outbox.boot.cluster;
+
+import static dev.outbox.boot.cluster.ClusterHarness.HEARTBEAT_INTERVAL;
+import static dev.outbox.boot.cluster.ClusterHarness.POLL_INTERVAL;
+import static dev.outbox.boot.cluster.ClusterHarness.REBALANCE_INTERVAL;
+import static dev.outbox.boot.cluster.ClusterHarness.STALE_TIMEOUT;
+import static dev.outbox.boot.cluster.ClusterAssertions.assertHandledExactlyOnce;
+import static dev.outbox.boot.cluster.ClusterAssertions.assertProcessingGuarantees;
+import static dev.outbox.boot.cluster.ClusterAssertions.assertReleasedThenClaimedBefore;
+import static dev.outbox.boot.cluster.ClusterAssertions.name;
+import static dev.outbox.boot.cluster.ClusterAssertions.report;
+import static dev.outbox.boot.cluster.ClusterAssertions.since;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.outbox.boot.cluster.ClusterHarness.Departure;
+import dev.outbox.boot.cluster.ClusterHarness.Duplicate;
+import dev.outbox.boot.cluster.ClusterHarness.HandlerCall;
+import dev.outbox.boot.cluster.ClusterHarness.OwnershipChange;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInfo;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+/**
+ * The cluster as it runs in production: every instance a JVM of its own ({@link ClusterNodeApplication}) on one
+ * PostgreSQL database, killed, frozen and stopped with real signals. Each scenario has a database of its own. The
+ * measured numbers are printed to the test output ({@code target/surefire-reports/*-output.txt}).
+ */
+@ExtendWith(NodeLogsOnFailure.class)
+@Timeout(value = 4, unit = TimeUnit.MINUTES)
+class ClusterProcessesTest {
+
+    private static final List<String> THREE_NODES = List.of("node-1", "node-2", "node-3");
+    private static final List<String> FOUR_NODES = List.of("node-1", "node-2", "node-3", "node-4");
+
+    private static final int AGGREGATES = 2_000;
+    private static final int RECORDS_PER_AGGREGATE = 10;
+    private static final int RECORDS = AGGREGATES * RECORDS_PER_AGGREGATE;
+    /** Records handed to a node's handlers at one time: a node killed mid-run can leave at most this many behind. */
+    private static final int CONCURRENCY = 4;
+
+    /** A handler that takes a while, like a broker round trip: keeps records in flight and the backlog draining. */
+    private static final String SLOW_HANDLER = "cluster.handler-pause=15ms";
+
+    /** The longest a dead instance's partitions should wait for a new owner, by the configuration. */
+    private static final Duration TAKEOVER_BOUND =
+            STALE_TIMEOUT.plus(HEARTBEAT_INTERVAL).plus(REBALANCE_INTERVAL).plus(POLL_INTERVAL);
+    /** For a small and noisy machine. */
+    private static final Duration TAKEOVER_SLACK = Duration.ofSeconds(10);
+
+    @Test
+    void threeInstancesDrainTwentyThousandRecords(TestInfo test) {
+        try (ClusterHarness cluster = ClusterHarness.create(name(test))) {
+            startBalanced(cluster, THREE_NODES);
+
+            long started = System.nanoTime();
+            cluster.insertRecords(AGGREGATES, RECORDS_PER_AGGREGATE);
+            cluster.awaitAllCompleted();
+            Duration drained = since(started);
+
+            PartitionTable table = cluster.partitionTable();
+            report(test, "%d records over %d aggregates drained in %s (%.0f records/s); %s; handler calls %s",
+                    RECORDS, AGGREGATES, drained, RECORDS * 1000.0 / drained.toMillis(), table,
+                    cluster.handlerCallsPerInstance());
+            assertThat(table.countsByOwner()).as("%s", table).containsOnlyKeys(THREE_NODES)
+                    .allSatisfy((node, count) -> assertThat(count).as(node).isBetween(85, 86));
+            assertHandledExactlyOnce(cluster);
+            assertProcessingGuarantees(cluster);
+        }
+    }
+
+    @Test
+    void aFourthInstanceJoiningMidRunTakesItsShareOnlyFromTheOthers(TestInfo test) {
+        try (ClusterHarness cluster = ClusterHarness.create(name(test))) {
+            // Slower handlers, so that records are still flowing when the new JVM has started and joins.
+            startBalanced(cluster, THREE_NODES, SLOW_HANDLER);
+            cluster.insertRecords(AGGREGATES, RECORDS_PER_AGGREGATE);
+            cluster.awaitCompleted(RECORDS / 4);
+
+            PartitionTable beforeJoin = cluster.partitionTable();
+            long completedAtJoin = cluster.completedCount();
+            Instant joinStarted = Instant.now();
+            long started = System.nanoTime();
+            cluster.startNode("node-4", SLOW_HANDLER);
+            cluster.awaitUp("node-4");
+            PartitionTable afterJoin = cluster.awaitBalanced(FOUR_NODES.toArray(String[]::new));
+            Duration rebalanced = since(started);
+            long completedWhenBalanced = cluster.completedCount();
+            cluster.awaitAllCompleted();
+
+            List<Integer> moved = beforeJoin.partitionsWithOtherOwnerIn(afterJoin);
+            List<OwnershipChange> claimsSinceJoin = cluster.ownershipChanges().stream()
+                    .filter(change -> !change.isRelease() && change.changedAt().isAfter(joinStarted)).toList();
+            report(test, "before join %s (%d of %d records completed); balanced again %s after starting node-4: %s "
+                    + "(%d completed); %d partitions moved; handler calls %s", beforeJoin, completedAtJoin, RECORDS,
+                    rebalanced, afterJoin, completedWhenBalanced, moved.size(), cluster.handlerCallsPerInstance());
+            assertThat(beforeJoin.isBalancedAmong(THREE_NODES)).as("before the join: %s", beforeJoin).isTrue();
+            assertThat(afterJoin.countsByOwner()).as("%s", afterJoin).containsOnlyKeys(FOUR_NODES)
+                    .allSatisfy((node, count) -> assertThat(count).as(node).isEqualTo(64));
+            assertThat(moved).as("partitions that changed owner").hasSizeLessThanOrEqualTo(64)
+                    .allSatisfy(partition -> assertThat(afterJoin.ownerOf(partition))
+                            .as("new owner of partition %d", partition).isEqualTo("node-4"));
+            assertThat(claimsSinceJoin).as("claims since node-4 started")
+                    .allSatisfy(claim -> assertThat(claim.newOwner()).as("%s", claim).isEqualTo("node-4"));
+            assertThat(completedWhenBalanced).as("records completed when balanced again").isLessThan(RECORDS);
+            assertThat(cluster.handlerCallsPerInstance()).as("handler calls").containsKey("node-4");
+            assertHandledExactlyOnce(cluster);
+            assertProcessingGuarantees(cluster);
+        }
+    }
+
+    @Test
+    void aKilledInstancesPartitionsAreTakenOverOnceItIsStale(TestInfo test) {
+        try (ClusterHarness cluster = ClusterHarness.create(name(test))) {
+            startBalanced(cluster, THREE_NODES);
+            cluster.insertRecords(AGGREGATES, RECORDS_PER_AGGREGATE);
+            cluster.awaitCompleted(RECORDS / 5);
+
+            Set<Integer> orphaned = cluster.partitionTable().partitionsOf("node-2");
+            long completedAtKill = cluster.completedCount();
+            long killed = System.nanoTime();
+            cluster.kill9("node-2");
+            PartitionTable takenOver = cluster.awaitTakenOver("node-2", orphaned);
+            Duration takeover = since(killed);
+            PartitionTable survivors = cluster.awaitBalanced("node-1", "node-3");
+            cluster.awaitAllCompleted();
+
+            List<Duplicate> duplicates = cluster.duplicates();
+            Duration silence = assertTakenOverOnlyOnceStale(cluster.ownershipChanges(), "node-2", orphaned,
+                    cluster.lastHeartbeatOf("node-2"));
+            report(test, "kill -9 of node-2 (%d partitions) with %d of %d records completed; all owned by others "
+                    + "after %s (bound: stale %s + heartbeat %s + rebalance %s + poll %s = %s, plus slack %s); "
+                    + "first takeover claim %s after its last heartbeat; then %s; survivors %s; "
+                    + "%d records handled twice %s; handler calls %s", orphaned.size(), completedAtKill, RECORDS,
+                    takeover, STALE_TIMEOUT, HEARTBEAT_INTERVAL, REBALANCE_INTERVAL, POLL_INTERVAL, TAKEOVER_BOUND,
+                    TAKEOVER_SLACK, silence, takenOver, survivors, duplicates.size(), duplicates,
+                    cluster.handlerCallsPerInstance());
+            assertThat(takeover).as("takeover time").isLessThanOrEqualTo(TAKEOVER_BOUND.plus(TAKEOVER_SLACK));
+            assertThat(survivors.countsByOwner()).containsOnlyKeys("node-1", "node-3")
+                    .allSatisfy((node, count) -> assertThat(count).as(node).isEqualTo(128));
+            assertThat(duplicates).as("records handled twice: only those in flight on node-2")
+                    .hasSizeLessThanOrEqualTo(CONCURRENCY)
+                    .allSatisfy(duplicate -> assertThat(duplicate.handledBy()).as(duplicate.recordId())
+                            .hasSize(2).first().isEqualTo("node-2"));
+            assertProcessingGuarantees(cluster);
+        }
+    }
+
+    @Test
+    void aFrozenInstanceLosesItsPartitionsAndWritesNothingForThemWhenItWakesUp(TestInfo test) {
+        try (ClusterHarness cluster = ClusterHarness.create(name(test))) {
+            // Slower handlers: node-3 is then almost surely frozen inside some, which finish after the resume and
+            // try to store their outcome under the lost epoch, which the fence must refuse.
+            startBalanced(cluster, THREE_NODES, SLOW_HANDLER);
+            cluster.insertRecords(AGGREGATES, RECORDS_PER_AGGREGATE);
+            cluster.awaitCompleted(RECORDS / 5);
+
+            Set<Integer> frozen = cluster.partitionTable().partitionsOf("node-3");
+            long stopped = System.nanoTime();
+            cluster.sigstop("node-3");
+            // Read after the signal: a handler call begun later than this began after the resume.
+            Instant stoppedAt = Instant.now();
+            PartitionTable takenOver = cluster.awaitTakenOver("node-3", frozen);
+            Duration takeover = since(stopped);
+            long completedAtResume = cluster.completedCount();
+            List<OwnershipChange> changesWhileFrozen = cluster.ownershipChanges();
+            Instant lastHeartbeat = cluster.lastHeartbeatOf("node-3");
+
+            Instant resumed = Instant.now();
+            long resumedNanos = System.nanoTime();
+            cluster.sigcont("node-3");
+            PartitionTable rejoined = cluster.awaitBalanced(THREE_NODES.toArray(String[]::new));
+            Duration rejoin = since(resumedNanos);
+            // A second wave, so that node-3 certainly processes again after its return.
+            cluster.insertRecords(AGGREGATES, 1);
+            cluster.awaitAllCompleted();
+
+            Duration silence = assertTakenOverOnlyOnceStale(changesWhileFrozen, "node-3", frozen, lastHeartbeat);
+            List<HandlerCall> callsAfterResume = cluster.callsOf("node-3", resumed);
+            List<HandlerCall> callsUnderLostEpochs = callsAfterResume.stream()
+                    .filter(call -> call.epoch() <= takenOver.epochOf(call.partition())).toList();
+            Set<String> callsOfNode3SinceStop = cluster.callsOf("node-3", stoppedAt).stream()
+                    .map(HandlerCall::recordId).collect(Collectors.toSet());
+            List<Duplicate> duplicates = cluster.duplicates();
+            report(test, "SIGSTOP of node-3 (%d partitions): all owned by others after %s, the first takeover claim "
+                    + "%s after its last heartbeat; SIGCONT with %d of %d records completed; balanced again %s "
+                    + "later: %s; node-3 after resume: %d handler calls frozen mid-call, %d status writes refused "
+                    + "(its log), %d new handler calls (%d under a lost epoch), %d status writes; "
+                    + "%d records handled twice %s; handler calls %s", frozen.size(), takeover, silence,
+                    completedAtResume, RECORDS, rejoin, rejoined, cluster.callsSpanning("node-3", stoppedAt, resumed),
+                    cluster.logLinesContaining("node-3", "its outcome was not stored"), callsAfterResume.size(),
+                    callsUnderLostEpochs.size(), cluster.statusWritesBy("node-3", resumed), duplicates.size(),
+                    duplicates, cluster.handlerCallsPerInstance());
+            assertThat(takeover).as("takeover time").isLessThanOrEqualTo(TAKEOVER_BOUND.plus(TAKEOVER_SLACK));
+            assertThat(rejoined.partitionsOf("node-3")).as("node-3 rejoined").hasSizeBetween(85, 86);
+            assertThat(callsAfterResume).as("node-3 handled records after its return").isNotEmpty();
+            assertThat(callsUnderLostEpochs).as("node-3 handler calls after resume under an epoch it had lost")
+                    .isEmpty();
+            // Its frozen handler calls may write their row before or after the new owner's: either may come first.
+            assertThat(duplicates).as("records handled twice: only those in flight on node-3 when it froze")
+                    .hasSizeLessThanOrEqualTo(CONCURRENCY)
+                    .allSatisfy(duplicate -> {
+                        assertThat(duplicate.handledBy()).as(duplicate.recordId()).hasSize(2).contains("node-3");
+                        assertThat(callsOfNode3SinceStop).as("node-3 calls begun after SIGSTOP")
+                                .doesNotContain(duplicate.recordId());
+                    });
+            assertThat(cluster.recordsCompletedTwice()).as("records completed twice").isEmpty();
+            assertProcessingGuarantees(cluster);
+        }
+    }
+
+    @Test
+    void aGracefullyStoppedInstanceHandsItsPartitionsOverBeforeItWouldBeStale(TestInfo test) {
+        try (ClusterHarness cluster = ClusterHarness.create(name(test))) {
+            startBalanced(cluster, THREE_NODES);
+            cluster.insertRecords(AGGREGATES, RECORDS_PER_AGGREGATE);
+            cluster.awaitCompleted(RECORDS / 5);
+
+            Set<Integer> handedOver = cluster.partitionTable().partitionsOf("node-2");
+            long completedAtStop = cluster.completedCount();
+            long terminated = System.nanoTime();
+            cluster.sigterm("node-2");
+            PartitionTable takenOver = cluster.awaitTakenOver("node-2", handedOver);
+            Duration handover = since(terminated);
+            int exitCode = cluster.awaitExit("node-2");
+            Duration exit = since(terminated);
+            PartitionTable survivors = cluster.awaitBalanced("node-1", "node-3");
+            cluster.awaitAllCompleted();
+
+            List<Departure> departures = cluster.departuresOf("node-2");
+            Instant staleFrom = cluster.lastHeartbeatOf("node-2").plus(STALE_TIMEOUT);
+            List<OwnershipChange> changes = cluster.ownershipChanges();
+            report(test, "SIGTERM of node-2 (%d partitions) with %d of %d records completed: all owned by others "
+                    + "after %s (stale timeout %s), JVM gone within %s, exit code %d; %s; survivors %s; "
+                    + "departures %s; handler calls %s", handedOver.size(), completedAtStop, RECORDS, handover,
+                    STALE_TIMEOUT, exit, exitCode, takenOver, survivors, departures,
+                    cluster.handlerCallsPerInstance());
+            assertThat(cluster.isRegistered("node-2")).as("node-2 still in outbox_instance").isFalse();
+            assertThat(departures).as("node-2 removed its own row")
+                    .singleElement().extracting(Departure::removedBy).isEqualTo("node-2");
+            for (int partition : handedOver) {
+                assertReleasedThenClaimedBefore(changes, partition, "node-2", staleFrom);
+            }
+            assertThat(survivors.countsByOwner()).containsOnlyKeys("node-1", "node-3")
+                    .allSatisfy((node, count) -> assertThat(count).as(node).isEqualTo(128));
+            assertHandledExactlyOnce(cluster);
+            assertProcessingGuarantees(cluster);
+        }
+    }
+
+    private static void startBalanced(ClusterHarness cluster, List<String> nodes, String... extraProperties) {
+        long started = System.nanoTime();
+        cluster.startNodes(nodes, extraProperties);
+        PartitionTable table = cluster.awaitBalanced(nodes.toArray(String[]::new));
+        System.out.printf("  %s up and balanced after %s: %s%n", nodes, since(started), table);
+    }
+
+    /**
+     * Every partition of {@code formerOwner} went straight to another instance (it could not release them), each
+     * partition once, and only once the former owner was stale by the database's clock: more than the stale timeout
+     * after its last heartbeat. Returns the time from that heartbeat to the first takeover claim.
+     */
+    private static Duration assertTakenOverOnlyOnceStale(List<OwnershipChange> changes, String formerOwner,
+            Set<Integer> partitions, Instant lastHeartbeat) {
+        Instant staleFrom = lastHeartbeat.plus(STALE_TIMEOUT);
+        // Releases (start-up balancing) and an instance's claims of its own partitions are no takeovers.
+        List<OwnershipChange> takeovers = changes.stream()
+                .filter(change -> formerOwner.equals(change.oldOwner()) && !change.isRelease()
+                        && !formerOwner.equals(change.newOwner()))
+                .toList();
+        assertThat(takeovers).extracting(OwnershipChange::partition).as("partitions taken from %s", formerOwner)
+                .containsExactlyInAnyOrderElementsOf(partitions);
+        assertThat(takeovers).allSatisfy(takeover -> {
+            assertThat(takeover.changedAt()).as("%s, %s stale from %s", takeover, formerOwner, staleFrom)
+                    .isAfter(staleFrom);
+        });
+        return Duration.between(lastHeartbeat, takeovers.get(0).changedAt());
+    }
+}

@@ -1,0 +1,41 @@
+package dev.outbox.boot.cluster;
+
+import dev.outbox.OutboxRecord;
+import dev.outbox.OutboxRecordProcessor;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.OffsetDateTime;
+import java.time.ZoneOffset;
+import org.springframework.jdbc.core.JdbcTemplate;
+
+/**
+ * The handler of every cluster node: one auto-committed row in {@code handled_record} per call, so the tests can see
+ * each delivery (duplicates included), which node made it and under which partition epoch.
+ */
+final class HandledRecordWriter implements OutboxRecordProcessor {
+
+    private static final String INSERT = "INSERT INTO handled_record"
+            + " (record_id, aggregate_id, sequence_no, instance_id, epoch, partition_no, invoked_at)"
+            + " VALUES (?, ?, ?, ?, ?, ?, ?)";
+
+    private final JdbcTemplate jdbc;
+    private final String instanceId;
+    private final Duration pause;
+
+    HandledRecordWriter(JdbcTemplate jdbc, String instanceId, Duration pause) {
+        this.jdbc = jdbc;
+        this.instanceId = instanceId;
+        this.pause = pause;
+    }
+
+    @Override
+    public void process(OutboxRecord record) throws InterruptedException {
+        // Taken first: a node frozen inside this call still shows when the call began.
+        OffsetDateTime invokedAt = OffsetDateTime.ofInstant(Instant.now(), ZoneOffset.UTC);
+        if (!pause.isZero()) {
+            Thread.sleep(pause.toMillis());
+        }
+        jdbc.update(INSERT, record.getId(), record.getAggregateId(), record.getSequence(), instanceId,
+                record.getEpoch(), record.getPartition(), invokedAt);
+    }
+}
