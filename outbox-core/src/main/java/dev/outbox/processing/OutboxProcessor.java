@@ -238,36 +238,93 @@ public final class OutboxProcessor implements AutoCloseable {
         }
     }
 
+    /**
+     * Handles the due records of one aggregate in order. Completions are stored together, in one round trip, when the
+     * records are done or before a failure is stored; if that write fails the records stay NEW and run again later.
+     */
     private void processAggregate(List<OutboxRecord> records, AtomicInteger handled, BooleanSupplier abandoned) {
-        for (OutboxRecord record : records) {
-            if (stopping || abandoned.getAsBoolean() || Thread.currentThread().isInterrupted()) {
-                return;
-            }
-            int partition = record.getPartition();
-            // Counted before the ownership check: a coordinator that takes the partition away and then sees no record
-            // in flight knows that none will start.
-            inFlight.incrementAndGet(partition);
-            try {
-                if (!stillOwned(record)) {
+        int partition = records.get(0).getPartition();
+        // Counted before the ownership checks: a coordinator that takes the partition away and then sees nothing in
+        // flight knows that no record of it will start, and that every outcome has been stored.
+        inFlight.incrementAndGet(partition);
+        List<Completion> completions = new ArrayList<>(records.size());
+        try {
+            for (OutboxRecord record : records) {
+                if (stopping || abandoned.getAsBoolean() || Thread.currentThread().isInterrupted()
+                        || !stillOwned(record)) {
                     return;
                 }
                 handled.incrementAndGet();
-                boolean succeeded;
-                try {
-                    succeeded = processRecord(record, abandoned);
-                } catch (RuntimeException e) {
-                    // The outcome could not be written; the record stays NEW and is handled again later.
-                    log.warn("Outbox record {} of aggregate {}: could not store the outcome; it will be processed "
-                            + "again", record.getId(), record.getAggregateId(), e);
+                long started = System.nanoTime();
+                Throwable failure = invoke(record);
+                Duration handlerTime = Duration.ofNanos(System.nanoTime() - started);
+                if (failure == null) {
+                    completions.add(new Completion(record, handlerTime));
+                    continue;
+                }
+                if (abandoned.getAsBoolean()) {
+                    // Interrupted by stop(): the record stays NEW as it was and is processed again later.
+                    log.info("Outbox record {} was interrupted by shutdown; it stays NEW and will be processed again",
+                            record.getId());
                     return;
                 }
-                if (!succeeded && options.stopOnFirstFailure()) {
+                storeCompletions(completions);
+                storeFailure(record, failure, handlerTime);
+                if (options.stopOnFirstFailure()) {
                     return;
                 }
+            }
+        } catch (RuntimeException e) {
+            // An outcome could not be stored; the record stays NEW and is handled again later.
+            log.warn("Outbox aggregate {}: could not store an outcome; its records will be processed again",
+                    records.get(0).getAggregateId(), e);
+            completions.clear();
+        } finally {
+            try {
+                storeCompletions(completions);
+            } catch (RuntimeException e) {
+                log.warn("Outbox aggregate {}: could not store {} completion(s); the records will be processed again",
+                        records.get(0).getAggregateId(), completions.size(), e);
             } finally {
                 inFlight.decrementAndGet(partition);
             }
         }
+    }
+
+    /** A record its handler completed, waiting to be stored with the others of its aggregate. */
+    private record Completion(OutboxRecord record, Duration handlerTime) {
+    }
+
+    /** Calls the handler; returns what it threw, or null. */
+    private @Nullable Throwable invoke(OutboxRecord record) {
+        try {
+            handler.process(record);
+            return null;
+        } catch (Throwable e) {
+            if (e instanceof InterruptedException) {
+                Thread.currentThread().interrupt();
+            }
+            return e;
+        }
+    }
+
+    /** Stores the completions in one round trip (deleting the rows instead when so configured) and empties the list. */
+    private void storeCompletions(List<Completion> completions) {
+        if (completions.isEmpty()) {
+            return;
+        }
+        List<OutboxRecord> records = completions.stream().map(Completion::record).toList();
+        List<OutboxRecord> rejected = options.deleteCompletedRecords()
+                ? store.deleteCompleted(records)
+                : store.markCompleted(records, clock.instant());
+        for (Completion completion : completions) {
+            if (rejected.contains(completion.record())) {
+                rejected(completion.record());
+            } else {
+                listener.onCompleted(completion.record(), completion.handlerTime());
+            }
+        }
+        completions.clear();
     }
 
     private boolean stillOwned(OutboxRecord record) {
@@ -283,34 +340,9 @@ public final class OutboxProcessor implements AutoCloseable {
         return inFlight.get(partition) > 0;
     }
 
-    /** Handles one record and stores the outcome; true when the handler succeeded. */
-    private boolean processRecord(OutboxRecord record, BooleanSupplier abandoned) {
-        long started = System.nanoTime();
-        Throwable failure = null;
-        try {
-            handler.process(record);
-        } catch (Throwable e) {
-            if (e instanceof InterruptedException) {
-                Thread.currentThread().interrupt();
-            }
-            failure = e;
-        }
-        Duration handlerTime = Duration.ofNanos(System.nanoTime() - started);
-        if (failure != null && abandoned.getAsBoolean()) {
-            // Interrupted by stop(): the record stays NEW as it was and is processed again later.
-            log.info("Outbox record {} was interrupted by shutdown; it stays NEW and will be processed again",
-                    record.getId());
-            return false;
-        }
+    /** Stores a failed attempt: a scheduled retry, or FAILED when retries are exhausted or refused. */
+    private void storeFailure(OutboxRecord record, Throwable failure, Duration handlerTime) {
         Instant now = clock.instant();
-        if (failure == null) {
-            if (store.markCompleted(record, now)) {
-                listener.onCompleted(record, handlerTime);
-            } else {
-                rejected(record);
-            }
-            return true;
-        }
         int retriesSoFar = record.getRetryCount();
         String error = ErrorText.of(failure);
         if (retriesSoFar < options.maxRetries() && retryPolicy.shouldRetry(failure)) {
@@ -336,7 +368,6 @@ public final class OutboxProcessor implements AutoCloseable {
                 rejected(record);
             }
         }
-        return false;
     }
 
     private void rejected(OutboxRecord record) {

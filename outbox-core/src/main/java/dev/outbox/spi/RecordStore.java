@@ -27,6 +27,27 @@ public interface RecordStore {
     /** Marks the record {@code COMPLETED} at {@code completedAt}. */
     boolean markCompleted(OutboxRecord record, Instant completedAt);
 
+    /**
+     * Marks several records {@code COMPLETED}, in one round trip where the store can.
+     *
+     * @return the records whose write did not take effect
+     */
+    default List<OutboxRecord> markCompleted(List<OutboxRecord> records, Instant completedAt) {
+        return records.stream().filter(record -> !markCompleted(record, completedAt)).toList();
+    }
+
+    /** Deletes a handled record instead of marking it, for {@code outbox.processing.delete-completed-records}. */
+    boolean deleteCompleted(OutboxRecord record);
+
+    /**
+     * Deletes several handled records, in one round trip where the store can.
+     *
+     * @return the records whose delete did not take effect
+     */
+    default List<OutboxRecord> deleteCompleted(List<OutboxRecord> records) {
+        return records.stream().filter(record -> !deleteCompleted(record)).toList();
+    }
+
     /** Keeps the record {@code NEW}, with {@code retryCount}, due again at {@code nextRetryAt}, and the error text. */
     boolean scheduleRetry(OutboxRecord record, int retryCount, Instant nextRetryAt, String lastError);
 

@@ -16,6 +16,7 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.function.UnaryOperator;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A thread-safe in-memory outbox table, for unit tests of handlers and of the engine without a database. Follows the
@@ -109,6 +110,15 @@ public final class InMemoryRecordStore implements RecordStore, OutboxRecordRepos
     }
 
     @Override
+    public synchronized boolean deleteCompleted(OutboxRecord record) {
+        if (unchanged(record) == null) {
+            return false;
+        }
+        records.remove(record.getId());
+        return true;
+    }
+
+    @Override
     public boolean scheduleRetry(OutboxRecord record, int retryCount, Instant nextRetryAt, String lastError) {
         return updateIfNew(record, b -> b.retryCount(retryCount).nextRetryAt(nextRetryAt).lastError(lastError));
     }
@@ -120,13 +130,20 @@ public final class InMemoryRecordStore implements RecordStore, OutboxRecordRepos
     }
 
     private synchronized boolean updateIfNew(OutboxRecord record, UnaryOperator<OutboxRecord.RestoreBuilder> change) {
-        OutboxRecord current = records.get(record.getId());
-        if (current == null || current.getStatus() != OutboxRecordStatus.NEW
-                || current.getRetryCount() != record.getRetryCount()) {
+        OutboxRecord current = unchanged(record);
+        if (current == null) {
             return false;
         }
         records.put(current.getId(), change.apply(current.toBuilder()).build());
         return true;
+    }
+
+    /** The stored record if it is still NEW with the retry count it was read with, else null. */
+    private @Nullable OutboxRecord unchanged(OutboxRecord record) {
+        OutboxRecord current = records.get(record.getId());
+        boolean unchanged = current != null && current.getStatus() == OutboxRecordStatus.NEW
+                && current.getRetryCount() == record.getRetryCount();
+        return unchanged ? current : null;
     }
 
     private static Comparator<OutboxRecord> bySequence() {

@@ -898,5 +898,10 @@ class OutboxProcessorTest {
         public boolean markFailed(OutboxRecord record, int retryCount, String lastError) {
             return delegate.markFailed(record, retryCount, lastError);
         }
+
+        @Override
+        public boolean deleteCompleted(OutboxRecord record) {
+            return delegate.deleteCompleted(record);
+        }
     }
 }

@@ -486,6 +486,43 @@ public abstract class RecordStoreContract {
         assertThat(repository().countByStatus(OutboxRecordStatus.FAILED)).isZero();
     }
 
+    @Test
+    public final void markCompletedOfSeveralRecordsCompletesThemAllAndReportsThoseItCouldNot() {
+        OutboxRecord a1 = save("A", "a1");
+        OutboxRecord a2 = save("A", "a2");
+        OutboxRecord a3 = save("A", "a3");
+        assertThat(recordStore().markFailed(a2, 0, "poison")).isTrue();
+        Instant at = clock.instant().plusSeconds(1);
+
+        List<OutboxRecord> notChanged = recordStore().markCompleted(List.of(a1, a2, a3), at);
+
+        assertThat(notChanged).containsExactly(a2);
+        assertThat(stored(a1).getStatus()).isEqualTo(OutboxRecordStatus.COMPLETED);
+        assertThat(stored(a1).getCompletedAt()).isEqualTo(at);
+        assertThat(stored(a2).getStatus()).isEqualTo(OutboxRecordStatus.FAILED);
+        assertThat(stored(a3).getStatus()).isEqualTo(OutboxRecordStatus.COMPLETED);
+        assertThat(recordStore().markCompleted(List.of(), at)).isEmpty();
+    }
+
+    @Test
+    public final void deleteCompletedRemovesTheRowsOnlyWhileTheyAreUnchanged() {
+        OutboxRecord a1 = save("A", "a1");
+        OutboxRecord a2 = save("A", "a2");
+        OutboxRecord a3 = save("A", "a3");
+        OutboxRecord b1 = save("B", "b1");
+        assertThat(recordStore().scheduleRetry(a3, 1, clock.instant(), "once")).isTrue();
+
+        assertThat(recordStore().deleteCompleted(b1)).isTrue();
+        List<OutboxRecord> notDeleted = recordStore().deleteCompleted(List.of(a1, a2, a3));
+
+        assertThat(notDeleted).as("a3 was read before its retry was scheduled").containsExactly(a3);
+        assertThat(repository().findById(a1.getId())).isEmpty();
+        assertThat(repository().findById(a2.getId())).isEmpty();
+        assertThat(repository().findById(b1.getId())).isEmpty();
+        assertThat(stored(a3).getRetryCount()).isEqualTo(1);
+        assertThat(recordStore().deleteCompleted(b1)).as("already gone").isFalse();
+    }
+
     // ================================================================ content fidelity
 
     @Test

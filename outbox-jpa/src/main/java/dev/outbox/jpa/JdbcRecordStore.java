@@ -10,9 +10,11 @@ import dev.outbox.spi.RecordStore;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Objects;
+import java.util.function.Function;
 import java.util.stream.Collectors;
 import javax.sql.DataSource;
 import org.springframework.jdbc.core.JdbcTemplate;
@@ -33,6 +35,7 @@ public final class JdbcRecordStore implements RecordStore {
     private final String findDueAny;
     private final String instanceId;
     private final Statement markCompleted;
+    private final Statement deleteCompleted;
     private final Statement scheduleRetry;
     private final Statement markFailed;
     private final RowMapper<OutboxRecord> rowMapper = this::mapRow;
@@ -50,6 +53,7 @@ public final class JdbcRecordStore implements RecordStore {
         this.findDueAny = sql.get("record.findDue.any").replace("{columns}", columns);
         String fence = sql.get("record.fence");
         this.markCompleted = Statement.of(sql.get("record.markCompleted"), fence);
+        this.deleteCompleted = Statement.of(sql.get("record.deleteCompleted"), fence);
         this.scheduleRetry = Statement.of(sql.get("record.scheduleRetry"), fence);
         this.markFailed = Statement.of(sql.get("record.markFailed"), fence);
     }
@@ -72,6 +76,22 @@ public final class JdbcRecordStore implements RecordStore {
     }
 
     @Override
+    public List<OutboxRecord> markCompleted(List<OutboxRecord> records, Instant completedAt) {
+        Object at = dialect.timestampValue(completedAt);
+        return batch(markCompleted, records, record -> new Object[] {at, record.getId(), record.getRetryCount()});
+    }
+
+    @Override
+    public boolean deleteCompleted(OutboxRecord record) {
+        return update(deleteCompleted, record, record.getId(), record.getRetryCount());
+    }
+
+    @Override
+    public List<OutboxRecord> deleteCompleted(List<OutboxRecord> records) {
+        return batch(deleteCompleted, records, record -> new Object[] {record.getId(), record.getRetryCount()});
+    }
+
+    @Override
     public boolean scheduleRetry(OutboxRecord record, int retryCount, Instant nextRetryAt, String lastError) {
         return update(scheduleRetry, record, retryCount, dialect.timestampValue(nextRetryAt), lastError,
                 record.getId(), record.getRetryCount());
@@ -84,20 +104,53 @@ public final class JdbcRecordStore implements RecordStore {
 
     /** Runs a status write, fenced on the record's partition epoch when it has one. */
     private boolean update(Statement statement, OutboxRecord record, Object... parameters) {
+        return jdbc.update(statement.sqlFor(record), withFence(record, parameters)) == 1;
+    }
+
+    /**
+     * Runs one status write per record as a single JDBC batch (one round trip); returns the records it did not change.
+     * A driver that reports {@link java.sql.Statement#SUCCESS_NO_INFO} is taken at its word.
+     */
+    private List<OutboxRecord> batch(Statement statement, List<OutboxRecord> records,
+            Function<OutboxRecord, Object[]> parameters) {
+        if (records.isEmpty()) {
+            return List.of();
+        }
+        if (records.size() == 1) {
+            return update(statement, records.get(0), parameters.apply(records.get(0))) ? List.of() : records;
+        }
+        // Fenced or not by the first record: records of one batch come from one partition under one epoch.
+        String sql = statement.sqlFor(records.get(0));
+        List<Object[]> rows = records.stream().map(record -> withFence(record, parameters.apply(record))).toList();
+        int[] counts = jdbc.batchUpdate(sql, rows);
+        List<OutboxRecord> notChanged = new ArrayList<>();
+        for (int i = 0; i < counts.length; i++) {
+            if (counts[i] != 1 && counts[i] != java.sql.Statement.SUCCESS_NO_INFO) {
+                notChanged.add(records.get(i));
+            }
+        }
+        return notChanged;
+    }
+
+    private Object[] withFence(OutboxRecord record, Object[] parameters) {
         if (record.getEpoch() == 0) {
-            return jdbc.update(statement.unfenced(), parameters) == 1;
+            return parameters;
         }
         Object[] fenced = Arrays.copyOf(parameters, parameters.length + 3);
         fenced[parameters.length] = record.getPartition();
         fenced[parameters.length + 1] = instanceId;
         fenced[parameters.length + 2] = record.getEpoch();
-        return jdbc.update(statement.fenced(), fenced) == 1;
+        return fenced;
     }
 
     /** A status write with and without the ownership fence. */
     private record Statement(String unfenced, String fenced) {
         static Statement of(String sql, String fence) {
             return new Statement(sql.replace("{fence}", ""), sql.replace("{fence}", fence));
+        }
+
+        String sqlFor(OutboxRecord record) {
+            return record.getEpoch() == 0 ? unfenced : fenced;
         }
     }
 

@@ -63,11 +63,13 @@ public record OutboxProperties(
      * @param stopOnFirstFailure when a record fails, hold back the later records of its aggregate until it succeeds
      *     (true), or let them proceed independently (false)
      * @param concurrency aggregates processed in parallel; records of one aggregate are always sequential (1..1000)
+     * @param deleteCompletedRecords delete records once handled instead of keeping them as COMPLETED
      */
     public record Processing(
             @DefaultValue("true") boolean enabled,
             @DefaultValue("true") boolean stopOnFirstFailure,
-            @DefaultValue("4") int concurrency) {
+            @DefaultValue("4") int concurrency,
+            @DefaultValue("false") boolean deleteCompletedRecords) {
     }
 
     /**
@@ -204,6 +206,7 @@ public record OutboxProperties(
                 .withStopOnFirstFailure(processing.stopOnFirstFailure())
                 .withConcurrency(processing.concurrency())
                 .withMaxRetries(retry.maxRetries())
+                .withDeleteCompletedRecords(processing.deleteCompletedRecords())
                 .withShutdownTimeout(Duration.ofSeconds(instance.gracefulShutdownTimeoutSeconds()));
     }
 }

@@ -6,6 +6,7 @@ import dev.outbox.Outbox;
 import dev.outbox.OutboxRecord;
 import dev.outbox.OutboxRecordProcessor;
 import dev.outbox.OutboxRecordRepository;
+import dev.outbox.partition.ClusterCoordinator;
 import dev.outbox.processing.OutboxProcessor;
 import dev.outbox.processing.ProcessingOptions;
 import dev.outbox.retry.OutboxRetryPolicy;
@@ -54,6 +55,14 @@ class OutboxAutoConfigurationTest {
             assertThat(options.concurrency()).isEqualTo(ProcessingOptions.DEFAULT_CONCURRENCY);
             assertThat(options.maxRetries()).isEqualTo(ProcessingOptions.DEFAULT_MAX_RETRIES);
             assertThat(options.shutdownTimeout()).isEqualTo(ProcessingOptions.DEFAULT_SHUTDOWN_TIMEOUT);
+            assertThat(options.deleteCompletedRecords())
+                    .isEqualTo(ProcessingOptions.DEFAULT_DELETE_COMPLETED_RECORDS);
+            assertThat(Duration.ofSeconds(properties.instance().heartbeatIntervalSeconds()))
+                    .isEqualTo(ClusterCoordinator.Builder.DEFAULT_HEARTBEAT_INTERVAL);
+            assertThat(Duration.ofSeconds(properties.instance().staleInstanceTimeoutSeconds()))
+                    .isEqualTo(ClusterCoordinator.Builder.DEFAULT_STALE_TIMEOUT);
+            assertThat(Duration.ofSeconds(properties.instance().newInstanceDetectionIntervalSeconds()))
+                    .isEqualTo(ClusterCoordinator.Builder.DEFAULT_REBALANCE_INTERVAL);
             assertThat(properties.maxPayloadBytes()).isEqualTo(OutboxRecord.DEFAULT_MAX_PAYLOAD_BYTES);
             assertThat(properties.schemaInitialization().enabled()).isTrue();
             assertThat(properties.processing().enabled()).isTrue();
@@ -139,7 +148,11 @@ class OutboxAutoConfigurationTest {
             "outbox.retry.fixed.delay=-1s | outbox.retry.fixed: delay must be >= 0",
             "outbox.max-payload-size=0 | outbox.max-payload-size must be between 1B",
             "outbox.instance.graceful-shutdown-timeout-seconds=0 | outbox.instance.graceful-shutdown-timeout-seconds"
-                    + " must be positive"})
+                    + " must be positive",
+            "outbox.instance.heartbeat-interval-seconds=0 | outbox.instance.heartbeat-interval-seconds must be at"
+                    + " least 1 but was 0",
+            "outbox.instance.stale-instance-timeout-seconds=2 | outbox.instance.stale-instance-timeout-seconds (2)"
+                    + " must be greater than outbox.instance.heartbeat-interval-seconds (2)"})
     void badValuesStopTheStartWithTheirPropertyNamed(String property, String message) {
         runner.withPropertyValues(property).run(context -> {
             assertThat(context).hasFailed();

@@ -1,0 +1,190 @@
+package dev.outbox.benchmark;
+
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
+import dev.outbox.jpa.OutboxSchemaInitializer;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.PreparedStatement;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.Properties;
+import java.util.UUID;
+import java.util.concurrent.atomic.AtomicBoolean;
+import javax.sql.DataSource;
+import org.springframework.jdbc.core.JdbcTemplate;
+
+/**
+ * The run's own database {@code outbox_bench_<random>}, created through the admin URL with the outbox schema and the
+ * benchmark tables, and dropped by {@link #close()} (also from the driver's shutdown hook).
+ */
+final class BenchDatabase implements AutoCloseable {
+
+    private static final int CONNECT_TIMEOUT_SECONDS = 5;
+    private static final int POOL_SIZE = 10;
+
+    private final String adminUrl;
+    private final String user;
+    private final String password;
+    private final String name;
+    private final String url;
+    private final HikariDataSource dataSource;
+    private final JdbcTemplate jdbc;
+    private final AtomicBoolean closed = new AtomicBoolean();
+
+    private BenchDatabase(String adminUrl, String user, String password, String name) {
+        this.adminUrl = adminUrl;
+        this.user = user;
+        this.password = password;
+        this.name = name;
+        this.url = withDatabase(adminUrl, name);
+        HikariConfig config = new HikariConfig();
+        config.setPoolName("bench-driver");
+        config.setJdbcUrl(url + (url.contains("?") ? "&" : "?") + "ApplicationName=bench-driver");
+        config.setUsername(user);
+        config.setPassword(password);
+        config.setMaximumPoolSize(POOL_SIZE);
+        config.setConnectionTimeout(30_000);
+        this.dataSource = new HikariDataSource(config);
+        this.jdbc = new JdbcTemplate(dataSource);
+    }
+
+    /** Creates the database; the caller must close what it gets. */
+    static BenchDatabase create(String adminUrl, String user, String password) {
+        String name = "outbox_bench_" + UUID.randomUUID().toString().replace("-", "").substring(0, 12);
+        try (Connection admin = connect(adminUrl, user, password); Statement statement = admin.createStatement()) {
+            statement.execute("CREATE DATABASE " + name);
+        } catch (SQLException e) {
+            throw new IllegalStateException("Could not create database " + name + " through " + adminUrl + ": "
+                    + e.getMessage(), e);
+        }
+        try {
+            return new BenchDatabase(adminUrl, user, password, name);
+        } catch (RuntimeException e) {
+            drop(adminUrl, user, password, name);
+            throw e;
+        }
+    }
+
+    /** Applies the outbox changelog and creates the benchmark's tables. */
+    void initialize() {
+        OutboxSchemaInitializer.apply(dataSource);
+        jdbc.execute(BenchSchema.CREATE_HANDLED);
+    }
+
+    String name() {
+        return name;
+    }
+
+    /** JDBC URL of the benchmark database. */
+    String url() {
+        return url;
+    }
+
+    String user() {
+        return user;
+    }
+
+    String password() {
+        return password;
+    }
+
+    DataSource dataSource() {
+        return dataSource;
+    }
+
+    JdbcTemplate jdbc() {
+        return jdbc;
+    }
+
+    String serverVersion() {
+        return jdbc.queryForObject("SELECT version()", String.class);
+    }
+
+    /**
+     * Empties the outbox and the handler table for the next measurement and forgets instances and partition owners left
+     * by nodes that had to be killed (only called while no node runs), so new nodes need not wait for them to go stale.
+     */
+    void resetForPhase() {
+        jdbc.execute("TRUNCATE outbox_record, bench_handled");
+        jdbc.update("DELETE FROM outbox_instance");
+        jdbc.update("UPDATE outbox_partition SET owner_instance_id = NULL WHERE owner_instance_id IS NOT NULL");
+    }
+
+    /**
+     * Before a measurement: vacuum and analyze the table just filled (as autovacuum would do soon after a bulk load, but
+     * now, so that no run measures a table with stale statistics), then a checkpoint, so that no checkpoint started by
+     * the previous phase's writes runs during this one.
+     */
+    void prepareMeasurement(String table) {
+        jdbc.execute("VACUUM (ANALYZE) " + table);
+        checkpoint();
+    }
+
+    void checkpoint() {
+        try {
+            jdbc.execute("CHECKPOINT");
+        } catch (RuntimeException e) {
+            // Needs superuser or pg_checkpoint; the measurement is only a little noisier without it.
+            System.out.println("  (CHECKPOINT not permitted for " + user + "; continuing without)");
+        }
+    }
+
+    /** Transactions committed and rolled back in the benchmark database (pg_stat_database, read from the admin one). */
+    long transactionCount() {
+        try (Connection admin = connect(adminUrl, user, password);
+                PreparedStatement query = admin.prepareStatement(
+                        "SELECT xact_commit + xact_rollback FROM pg_stat_database WHERE datname = ?")) {
+            query.setString(1, name);
+            try (var rs = query.executeQuery()) {
+                return rs.next() ? rs.getLong(1) : -1;
+            }
+        } catch (SQLException e) {
+            return -1;
+        }
+    }
+
+    @Override
+    public void close() {
+        if (!closed.compareAndSet(false, true)) {
+            return;
+        }
+        dataSource.close();
+        drop(adminUrl, user, password, name);
+    }
+
+    private static void drop(String adminUrl, String user, String password, String name) {
+        try (Connection admin = connect(adminUrl, user, password)) {
+            try (PreparedStatement terminate = admin.prepareStatement("SELECT pg_terminate_backend(pid)"
+                    + " FROM pg_stat_activity WHERE datname = ? AND pid <> pg_backend_pid()")) {
+                terminate.setString(1, name);
+                terminate.execute();
+            }
+            try (Statement statement = admin.createStatement()) {
+                statement.execute("DROP DATABASE IF EXISTS " + name);
+            }
+        } catch (SQLException e) {
+            System.err.println("Could not drop database " + name + ": " + e.getMessage());
+        }
+    }
+
+    static Connection connect(String url, String user, String password) throws SQLException {
+        Properties properties = new Properties();
+        properties.setProperty("user", user);
+        properties.setProperty("password", password);
+        properties.setProperty("connectTimeout", String.valueOf(CONNECT_TIMEOUT_SECONDS));
+        properties.setProperty("loginTimeout", String.valueOf(CONNECT_TIMEOUT_SECONDS));
+        return DriverManager.getConnection(url, properties);
+    }
+
+    /** {@code jdbc:postgresql://host[:port][/db][?params]} with another database. */
+    static String withDatabase(String url, String database) {
+        String prefix = "jdbc:postgresql://";
+        int query = url.indexOf('?');
+        String parameters = query < 0 ? "" : url.substring(query);
+        String rest = url.substring(prefix.length(), query < 0 ? url.length() : query);
+        int slash = rest.indexOf('/');
+        String hosts = slash < 0 ? rest : rest.substring(0, slash);
+        return prefix + hosts + "/" + database + parameters;
+    }
+}

@@ -1,0 +1,22 @@
+package dev.outbox.benchmark.node;
+
+import java.util.concurrent.atomic.AtomicLong;
+
+/** The node's counters, read by {@link NodeReporter}. */
+final class NodeState {
+
+    final AtomicLong handlerCalls = new AtomicLong();
+    final AtomicLong rowsRecorded = new AtomicLong();
+    final AtomicLong rowsPending = new AtomicLong();
+    final AtomicLong recordingFailures = new AtomicLong();
+    final AtomicLong completed = new AtomicLong();
+    final AtomicLong retries = new AtomicLong();
+    final AtomicLong failed = new AtomicLong();
+    final AtomicLong rejected = new AtomicLong();
+    final AtomicLong gateOpenedAtMicros = new AtomicLong();
+    final QueryCounter queries;
+
+    NodeState(QueryCounter queries) {
+        this.queries = queries;
+    }
+}

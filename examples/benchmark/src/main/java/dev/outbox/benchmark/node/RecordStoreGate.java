@@ -1,0 +1,52 @@
+package dev.outbox.benchmark.node;
+
+import dev.outbox.spi.RecordStore;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Proxy;
+import java.util.List;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.config.BeanPostProcessor;
+
+/**
+ * Puts the {@link StartGate} in front of the starter's {@link RecordStore}: while the gate is closed {@code findDue}
+ * returns nothing without asking the database. Every other call, and every call once the gate is open, goes to the
+ * library's own store unchanged. A dynamic proxy, so that methods the store gains later are forwarded as well.
+ */
+final class RecordStoreGate implements BeanPostProcessor {
+
+    private final ObjectProvider<StartGate> gate;
+
+    RecordStoreGate(ObjectProvider<StartGate> gate) {
+        this.gate = gate;
+    }
+
+    @Override
+    public Object postProcessAfterInitialization(Object bean, String beanName) {
+        if (!(bean instanceof RecordStore store) || Proxy.isProxyClass(bean.getClass())) {
+            return bean;
+        }
+        return Proxy.newProxyInstance(RecordStoreGate.class.getClassLoader(), new Class<?>[] {RecordStore.class},
+                (proxy, method, args) -> {
+                    switch (method.getName()) {
+                        case "equals":
+                            return args != null && proxy == args[0];
+                        case "hashCode":
+                            return System.identityHashCode(proxy);
+                        case "toString":
+                            return "gated " + store;
+                        case "findDue":
+                            if (!gate.getObject().isOpen()) {
+                                return List.of();
+                            }
+                            break;
+                        default:
+                            break;
+                    }
+                    try {
+                        return method.invoke(store, args);
+                    } catch (InvocationTargetException e) {
+                        throw e.getCause();
+                    }
+                });
+    }
+}

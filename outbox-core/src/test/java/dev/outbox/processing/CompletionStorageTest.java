@@ -1,0 +1,125 @@
+package dev.outbox.processing;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.outbox.OutboxRecord;
+import dev.outbox.OutboxRecordStatus;
+import dev.outbox.testing.InMemoryRecordStore;
+import dev.outbox.testing.MutableClock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import org.junit.jupiter.api.Test;
+
+/** How the engine stores completions: together per aggregate, or as deletes. */
+class CompletionStorageTest {
+
+    private final MutableClock clock = MutableClock.startingNow();
+    private final List<Integer> completionBatchSizes = new CopyOnWriteArrayList<>();
+    private final InMemoryRecordStore store = new InMemoryRecordStore();
+    private final CountingStore countingStore = new CountingStore(store, completionBatchSizes);
+
+    @Test
+    void theCompletionsOfOneAggregateAreStoredInOneCall() {
+        for (int i = 0; i < 5; i++) {
+            save("A", "a" + i);
+        }
+        save("B", "b0");
+
+        processor(ProcessingOptions.defaults()).processDueRecords();
+
+        assertThat(completionBatchSizes).containsExactlyInAnyOrder(5, 1);
+        assertThat(store.countByStatus(OutboxRecordStatus.COMPLETED)).isEqualTo(6);
+    }
+
+    @Test
+    void completionsBeforeAFailureAreStoredAndTheFailureToo() {
+        save("A", "a0");
+        save("A", "a1");
+        save("A", "fails");
+        save("A", "a3");
+
+        processor(ProcessingOptions.defaults()).processDueRecords();
+
+        assertThat(completionBatchSizes).containsExactly(2);
+        assertThat(store.all()).extracting(OutboxRecord::getPayload, OutboxRecord::getStatus, OutboxRecord::getRetryCount)
+                .containsExactly(
+                        org.assertj.core.groups.Tuple.tuple("a0", OutboxRecordStatus.COMPLETED, 0),
+                        org.assertj.core.groups.Tuple.tuple("a1", OutboxRecordStatus.COMPLETED, 0),
+                        org.assertj.core.groups.Tuple.tuple("fails", OutboxRecordStatus.NEW, 1),
+                        org.assertj.core.groups.Tuple.tuple("a3", OutboxRecordStatus.NEW, 0));
+    }
+
+    @Test
+    void withDeleteCompletedRecordsHandledRecordsAreGone() {
+        save("A", "a0");
+        save("A", "a1");
+        save("B", "fails");
+
+        processor(ProcessingOptions.defaults().withDeleteCompletedRecords(true)).processDueRecords();
+
+        assertThat(store.all()).extracting(OutboxRecord::getPayload).containsExactly("fails");
+        assertThat(store.countByStatus(OutboxRecordStatus.COMPLETED)).isZero();
+    }
+
+    private OutboxProcessor processor(ProcessingOptions options) {
+        return OutboxProcessor.builder()
+                .recordStore(countingStore)
+                .handler(record -> {
+                    if (record.getPayload().equals("fails")) {
+                        throw new IllegalStateException("downstream down");
+                    }
+                })
+                .clock(clock)
+                .options(options.withPollInterval(Duration.ofHours(1)))
+                .build();
+    }
+
+    private void save(String aggregateId, String payload) {
+        store.save(OutboxRecord.builder().aggregateId(aggregateId).eventType("Test").payload(payload).build(clock));
+    }
+
+    /** Records the size of every multi-record completion call. */
+    private static final class CountingStore implements dev.outbox.spi.RecordStore {
+        private final InMemoryRecordStore delegate;
+        private final List<Integer> batchSizes;
+
+        CountingStore(InMemoryRecordStore delegate, List<Integer> batchSizes) {
+            this.delegate = delegate;
+            this.batchSizes = batchSizes;
+        }
+
+        @Override
+        public List<OutboxRecord> findDue(dev.outbox.spi.DueRecordsQuery query) {
+            return delegate.findDue(query);
+        }
+
+        @Override
+        public boolean markCompleted(OutboxRecord record, Instant completedAt) {
+            return delegate.markCompleted(record, completedAt);
+        }
+
+        @Override
+        public List<OutboxRecord> markCompleted(List<OutboxRecord> records, Instant completedAt) {
+            batchSizes.add(records.size());
+            return new ArrayList<>(delegate.markCompleted(records, completedAt));
+        }
+
+        @Override
+        public boolean deleteCompleted(OutboxRecord record) {
+            return delegate.deleteCompleted(record);
+        }
+
+        @Override
+        public boolean scheduleRetry(OutboxRecord record, int retryCount, Instant nextRetryAt, String lastError) {
+            return delegate.scheduleRetry(record, retryCount, nextRetryAt, lastError);
+        }
+
+        @Override
+        public boolean markFailed(OutboxRecord record, int retryCount, String lastError) {
+            return delegate.markFailed(record, retryCount, lastError);
+        }
+    }
+}
