@@ -48,6 +48,8 @@ public final class ClusterCoordinator implements PartitionOwnership, AutoCloseab
 
     private static final Logger log = LoggerFactory.getLogger(ClusterCoordinator.class);
     private static final long ERROR_LOG_INTERVAL_NANOS = TimeUnit.MINUTES.toNanos(1);
+    /** With unchanged members, every how many rebalance rounds the partition table is read anyway. */
+    private static final int FULL_REBALANCE_EVERY = 15;
 
     private final InstanceStore instances;
     private final InstanceStore heartbeats;
@@ -72,10 +74,15 @@ public final class ClusterCoordinator implements PartitionOwnership, AutoCloseab
     private volatile boolean heartbeatSucceeded;
     private volatile boolean shuttingDown;
     private volatile boolean leaseLostLogged;
+    private boolean closed;
 
     private @Nullable ScheduledExecutorService heartbeatThread;
     private @Nullable ScheduledExecutorService rebalanceThread;
     private long lastErrorLogNanos;
+    /** Rebalance-thread state: whether the last full rebalance left us holding exactly our target share. */
+    private volatile boolean settled;
+    private Map<String, InstanceStatus> lastMembership = Map.of();
+    private int quietRounds;
     private int lastLoggedCount = -1;
     private int lastLoggedLive = -1;
 
@@ -113,6 +120,10 @@ public final class ClusterCoordinator implements PartitionOwnership, AutoCloseab
         if (heartbeatThread != null) {
             return;
         }
+        // A coordinator stopped by a lifecycle may be started again: it rejoins as a new member.
+        closed = false;
+        shuttingDown = false;
+        heartbeatSucceeded = false;
         log.info("Outbox instance {} joining the cluster: heartbeat every {}, stale after {}, rebalance every {}",
                 instanceId, heartbeatInterval, staleTimeout, rebalanceInterval);
         heartbeatThread = Executors.newSingleThreadScheduledExecutor(daemon("outbox-heartbeat"));
@@ -146,6 +157,7 @@ public final class ClusterCoordinator implements PartitionOwnership, AutoCloseab
     public synchronized void lost(int partition, long epoch) {
         Long heldEpoch = held.get(partition);
         if (heldEpoch != null && heldEpoch == epoch) {
+            settled = false;
             held.remove(partition);
             releasing.remove(partition);
             publish();
@@ -188,11 +200,12 @@ public final class ClusterCoordinator implements PartitionOwnership, AutoCloseab
         if (shuttingDown || !leaseValid()) {
             return;
         }
-        instances.removeStale(staleTimeout);
         List<InstanceState> live = instances.findLive(staleTimeout);
+        Map<String, InstanceStatus> membership = new TreeMap<>();
         Set<String> liveIds = new HashSet<>();
         Set<String> activeIds = new TreeSet<>();
         for (InstanceState instance : live) {
+            membership.put(instance.instanceId(), instance.status());
             liveIds.add(instance.instanceId());
             if (instance.status() == InstanceStatus.ACTIVE) {
                 activeIds.add(instance.instanceId());
@@ -201,6 +214,14 @@ public final class ClusterCoordinator implements PartitionOwnership, AutoCloseab
         if (!activeIds.contains(instanceId)) {
             return; // not (yet) registered as live: the heartbeat thread sees to that
         }
+        // Quiet when nothing changes: with the same members and our share in hand, the table is read only now and
+        // then, as a safety net. A join, a departure or a death changes the members.
+        if (settled && membership.equals(lastMembership) && ++quietRounds < FULL_REBALANCE_EVERY) {
+            return;
+        }
+        quietRounds = 0;
+        lastMembership = membership;
+        instances.removeStale(staleTimeout);
         List<PartitionState> rows = partitions.findAll();
         forgetPartitionsTakenOver(rows);
         List<@Nullable String> owners = new ArrayList<>(rows.size());
@@ -210,6 +231,10 @@ public final class ClusterCoordinator implements PartitionOwnership, AutoCloseab
         releaseIdle();
         if (claim(target, rows, liveIds) > 0) {
             partitionsGained.run();
+        }
+        synchronized (this) {
+            settled = releasing.isEmpty() && held.keySet().equals(Set.copyOf(target.partitionsOf(instanceId)
+                    .stream().boxed().toList()));
         }
         logChanges(activeIds.size());
     }
@@ -237,6 +262,10 @@ public final class ClusterCoordinator implements PartitionOwnership, AutoCloseab
         ScheduledExecutorService rebalancer;
         ScheduledExecutorService heartbeater;
         synchronized (this) {
+            if (closed) {
+                return;
+            }
+            closed = true;
             rebalancer = rebalanceThread;
             heartbeater = heartbeatThread;
             rebalanceThread = null;
@@ -274,6 +303,7 @@ public final class ClusterCoordinator implements PartitionOwnership, AutoCloseab
     }
 
     private synchronized void resetOwnership() {
+        settled = false;
         if (!held.isEmpty()) {
             log.warn("Outbox instance {} drops its {} partition(s) after losing contact; it claims them anew",
                     instanceId, held.size());

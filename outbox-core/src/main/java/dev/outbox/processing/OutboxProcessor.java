@@ -13,6 +13,7 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -45,6 +46,7 @@ public final class OutboxProcessor implements AutoCloseable {
 
     private static final Logger log = LoggerFactory.getLogger(OutboxProcessor.class);
     private static final Duration OUTAGE_LOG_INTERVAL = Duration.ofMinutes(1);
+    private static final Duration FIRST_IDLE_WAIT = Duration.ofMillis(50);
 
     private final RecordStore store;
     private final OutboxRecordProcessor handler;
@@ -186,6 +188,14 @@ public final class OutboxProcessor implements AutoCloseable {
             wakeUpSignal.signalAll();
         } finally {
             signalLock.unlock();
+        }
+    }
+
+    /** Wakes the background loop if this instance owns any of {@code partitions}; see {@link #wakeUp()}. */
+    public void wakeUpFor(Collection<Integer> partitions) {
+        OwnedPartitions owned = ownership.ownedPartitions();
+        if (partitions.stream().anyMatch(owned::contains)) {
+            wakeUp();
         }
     }
 
@@ -378,7 +388,12 @@ public final class OutboxProcessor implements AutoCloseable {
         listener.onStatusWriteRejected(record);
     }
 
+    /**
+     * Polls soon after activity, when retries and records of writers that do not wake us are likeliest, then backs off
+     * by doubling to the poll interval, so an idle instance costs one query per poll interval.
+     */
     private void runLoop() {
+        Duration idleWait = options.pollInterval();
         Instant outageSince = null;
         Instant lastOutageLog = Instant.MIN;
         while (running) {
@@ -409,9 +424,14 @@ public final class OutboxProcessor implements AutoCloseable {
                 awaitWakeUp(options.pollInterval());
                 continue;
             }
-            if (pass.fetched() < options.batchSize()) {
-                awaitWakeUp(options.pollInterval());
+            if (pass.fetched() >= options.batchSize()) {
+                continue; // more may be waiting
             }
+            idleWait = pass.fetched() > 0 ? FIRST_IDLE_WAIT : idleWait.multipliedBy(2);
+            if (idleWait.compareTo(options.pollInterval()) > 0) {
+                idleWait = options.pollInterval();
+            }
+            awaitWakeUp(idleWait);
         }
     }
 

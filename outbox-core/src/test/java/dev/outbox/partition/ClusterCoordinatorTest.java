@@ -225,6 +225,47 @@ class ClusterCoordinatorTest {
     }
 
     @Test
+    void aSettledInstanceReadsThePartitionTableOnlyWhenMembersChangeOrAsASafetyNet() {
+        AtomicInteger tableReads = new AtomicInteger();
+        dev.outbox.spi.PartitionStore counting = new dev.outbox.spi.PartitionStore() {
+            @Override
+            public List<PartitionState> findAll() {
+                tableReads.incrementAndGet();
+                return store.findAll();
+            }
+
+            @Override
+            public boolean claim(int partition, long expectedEpoch, String instanceId, Duration staleTimeout) {
+                return store.claim(partition, expectedEpoch, instanceId, staleTimeout);
+            }
+
+            @Override
+            public boolean release(int partition, long epoch, String instanceId) {
+                return store.release(partition, epoch, instanceId);
+            }
+        };
+        ClusterCoordinator a = builder("a").partitionStore(counting).build();
+        round(a);
+        int afterFirst = tableReads.get();
+
+        for (int i = 0; i < 10; i++) {
+            round(a);
+        }
+        assertThat(tableReads.get()).as("nothing changed: no table reads").isEqualTo(afterFirst);
+
+        ClusterCoordinator b = coordinator("b");
+        b.heartbeat();
+        round(a);
+        assertThat(tableReads.get()).as("a member joined").isEqualTo(afterFirst + 1);
+        b.rebalance();
+        for (int i = 0; i < 15; i++) {
+            round(a);
+        }
+        assertThat(tableReads.get()).as("the safety net reads the table every 15 quiet rounds").isGreaterThan(afterFirst + 1);
+        assertThat(ownerCounts()).containsEntry("a", 128).containsEntry("b", 128);
+    }
+
+    @Test
     void partitionsGainedWakesTheProcessor() {
         AtomicInteger wakeUps = new AtomicInteger();
         ClusterCoordinator a = builder("a").partitionsGained(wakeUps::incrementAndGet).build();

@@ -6,8 +6,11 @@ import dev.outbox.OutboxRecordStatus;
 import jakarta.persistence.EntityManager;
 import jakarta.persistence.EntityManagerFactory;
 import java.util.List;
+import java.util.Collections;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.Set;
+import java.util.TreeSet;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.data.domain.Limit;
@@ -22,8 +25,8 @@ import org.springframework.transaction.support.TransactionTemplate;
 /**
  * {@link OutboxRecordRepository} on Spring Data JPA: {@link #save(OutboxRecord)} persists through the application's
  * entity manager, so the record joins the current (business) transaction and commits or rolls back with it. Without a
- * transaction, a save runs in one of its own. After a transaction with records commits, a callback runs once, so the
- * local processor can look for them at once instead of at its next poll.
+ * transaction, a save runs in one of its own. {@link CommitHooks} run once around the commit of a transaction with
+ * records, so that processors can look for them at once instead of at their next poll.
  */
 public final class JpaOutboxRecordRepository implements OutboxRecordRepository {
 
@@ -49,24 +52,39 @@ public final class JpaOutboxRecordRepository implements OutboxRecordRepository {
     private final OutboxRecordRows rows;
     private final TransactionTemplate transactions;
     private final int maxPayloadBytes;
-    private final Runnable afterCommit;
+    private final CommitHooks hooks;
     private final Object synchronizationKey = new Object();
+
+    /** Callbacks around the commit of a transaction that saved records, with the partitions it wrote to. */
+    public interface CommitHooks {
+
+        /** No callbacks. */
+        CommitHooks NONE = new CommitHooks() {
+        };
+
+        /** In the transaction, just before it commits (to notify other instances, say); a failure fails the commit. */
+        default void beforeCommit(Set<Integer> partitions) {
+        }
+
+        /** After the commit (to wake the local processor, say); must be fast. */
+        default void afterCommit(Set<Integer> partitions) {
+        }
+    }
 
     /**
      * @param entityManager a transaction-bound shared entity manager (as Spring injects with
      *     {@code @PersistenceContext} or {@code SharedEntityManagerCreator})
      * @param transactionManager the application's transaction manager
      * @param maxPayloadBytes {@code outbox.max-payload-size} in bytes
-     * @param afterCommit run once after each transaction that saved records commits (the starter wakes the local
-     *     processor with it); must be fast
+     * @param hooks called once around the commit of each transaction that saved records
      */
     public JpaOutboxRecordRepository(EntityManager entityManager, PlatformTransactionManager transactionManager,
-            int maxPayloadBytes, Runnable afterCommit) {
+            int maxPayloadBytes, CommitHooks hooks) {
         this.rows = new JpaRepositoryFactory(Objects.requireNonNull(entityManager, "entityManager"))
                 .getRepository(OutboxRecordRows.class);
         this.transactions = new TransactionTemplate(Objects.requireNonNull(transactionManager, "transactionManager"));
         this.maxPayloadBytes = OutboxRecord.checkPayloadLimit(maxPayloadBytes);
-        this.afterCommit = Objects.requireNonNull(afterCommit, "afterCommit");
+        this.hooks = Objects.requireNonNull(hooks, "hooks");
     }
 
     /**
@@ -74,7 +92,7 @@ public final class JpaOutboxRecordRepository implements OutboxRecordRepository {
      * {@link OutboxRecordEntity}: with an explicit {@code @EntityScan} it must list this package too.
      */
     public static JpaOutboxRecordRepository create(EntityManagerFactory entityManagerFactory,
-            PlatformTransactionManager transactionManager, int maxPayloadBytes, Runnable afterCommit) {
+            PlatformTransactionManager transactionManager, int maxPayloadBytes, CommitHooks hooks) {
         try {
             entityManagerFactory.getMetamodel().entity(OutboxRecordEntity.class);
         } catch (IllegalArgumentException e) {
@@ -84,7 +102,7 @@ public final class JpaOutboxRecordRepository implements OutboxRecordRepository {
         }
         return new JpaOutboxRecordRepository(
                 SharedEntityManagerCreator.createSharedEntityManager(entityManagerFactory), transactionManager,
-                maxPayloadBytes, afterCommit);
+                maxPayloadBytes, hooks);
     }
 
     @Override
@@ -94,25 +112,36 @@ public final class JpaOutboxRecordRepository implements OutboxRecordRepository {
         OutboxRecordEntity entity = OutboxRecordEntity.of(record);
         transactions.executeWithoutResult(status -> {
             rows.save(entity);
-            notifyAfterCommit();
+            registerCommitHooks(record.getPartition());
         });
         return record;
     }
 
-    /** Registers {@link #afterCommit} once per transaction; a rollback runs nothing. */
-    private void notifyAfterCommit() {
-        if (!TransactionSynchronizationManager.isSynchronizationActive()
-                || TransactionSynchronizationManager.hasResource(synchronizationKey)) {
+    /** Collects the transaction's partitions and registers the hooks once per transaction; a rollback runs neither. */
+    private void registerCommitHooks(int partition) {
+        if (!TransactionSynchronizationManager.isSynchronizationActive()) {
             return;
         }
-        TransactionSynchronizationManager.bindResource(synchronizationKey, Boolean.TRUE);
+        @SuppressWarnings("unchecked")
+        Set<Integer> partitions = (Set<Integer>) TransactionSynchronizationManager.getResource(synchronizationKey);
+        if (partitions != null) {
+            partitions.add(partition);
+            return;
+        }
+        Set<Integer> written = new TreeSet<>(Set.of(partition));
+        TransactionSynchronizationManager.bindResource(synchronizationKey, written);
         TransactionSynchronizationManager.registerSynchronization(new TransactionSynchronization() {
+            @Override
+            public void beforeCommit(boolean readOnly) {
+                hooks.beforeCommit(Collections.unmodifiableSet(written));
+            }
+
             @Override
             public void afterCompletion(int status) {
                 TransactionSynchronizationManager.unbindResourceIfPossible(synchronizationKey);
                 if (status == STATUS_COMMITTED) {
                     try {
-                        afterCommit.run();
+                        hooks.afterCommit(Collections.unmodifiableSet(written));
                     } catch (RuntimeException e) {
                         // Only an early wake-up is lost; the processor's poll finds the records anyway.
                         log.debug("Outbox after-commit callback failed", e);

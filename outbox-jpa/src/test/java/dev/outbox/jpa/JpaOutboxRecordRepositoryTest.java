@@ -82,6 +82,12 @@ class JpaOutboxRecordRepositoryTest {
 
         fixture.repository().save(record("agg-3", "own transaction"));
         assertThat(fixture.committedTransactions()).isEqualTo(before + 2);
+        List<java.util.Set<Integer>> partitions = fixture.committedPartitions();
+        assertThat(partitions.get(partitions.size() - 2)).as("the partitions of the first transaction")
+                .containsExactlyInAnyOrder(dev.outbox.partition.PartitionHasher.partitionOf("agg-1"),
+                        dev.outbox.partition.PartitionHasher.partitionOf("agg-2"));
+        assertThat(partitions.get(partitions.size() - 1))
+                .containsExactly(dev.outbox.partition.PartitionHasher.partitionOf("agg-3"));
     }
 
     @Test
@@ -129,7 +135,7 @@ class JpaOutboxRecordRepositoryTest {
                 fixture.database(), "dev.outbox.jpa.testing");
         try {
             assertThatThrownBy(() -> JpaOutboxRecordRepository.create(withoutOutbox.getObject(),
-                    fixture.transactionManager(), PAYLOAD_LIMIT, () -> { }))
+                    fixture.transactionManager(), PAYLOAD_LIMIT, JpaOutboxRecordRepository.CommitHooks.NONE))
                     .isInstanceOf(IllegalStateException.class)
                     .hasMessageContaining("does not map dev.outbox.jpa.OutboxRecordEntity")
                     .hasMessageContaining("@EntityScan");

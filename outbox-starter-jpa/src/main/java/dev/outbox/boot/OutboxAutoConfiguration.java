@@ -8,6 +8,7 @@ import dev.outbox.jpa.JdbcInstanceStore;
 import dev.outbox.jpa.JdbcPartitionStore;
 import dev.outbox.jpa.JdbcRecordStore;
 import dev.outbox.jpa.JpaOutboxRecordRepository;
+import dev.outbox.jpa.PostgresNotifications;
 import dev.outbox.jpa.OutboxRecordEntity;
 import dev.outbox.jpa.dialect.DatabaseDialect;
 import dev.outbox.partition.ClusterCoordinator;
@@ -21,6 +22,7 @@ import dev.outbox.spi.RecordStore;
 import jakarta.persistence.EntityManagerFactory;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.Set;
 import javax.sql.DataSource;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
@@ -33,6 +35,7 @@ import org.springframework.boot.context.properties.EnableConfigurationProperties
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.core.env.Environment;
+import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.transaction.PlatformTransactionManager;
 import tools.jackson.databind.json.JsonMapper;
 
@@ -73,11 +76,26 @@ public class OutboxAutoConfiguration {
     @Bean
     @ConditionalOnMissingBean
     OutboxRecordRepository outboxRecordRepository(EntityManagerFactory entityManagerFactory,
-            PlatformTransactionManager transactionManager, OutboxProperties properties,
-            ObjectProvider<OutboxSchemaInitialization> schema, ObjectProvider<OutboxProcessor> processor) {
+            PlatformTransactionManager transactionManager, DataSource dataSource, DatabaseDialect dialect,
+            OutboxProperties properties, ObjectProvider<OutboxSchemaInitialization> schema,
+            ObjectProvider<OutboxProcessor> processor) {
         schema.ifAvailable(initialized -> { });
+        boolean notify = properties.listenNotify() && dialect == DatabaseDialect.POSTGRESQL;
+        JdbcTemplate jdbc = new JdbcTemplate(dataSource);
         return JpaOutboxRecordRepository.create(entityManagerFactory, transactionManager,
-                properties.maxPayloadBytes(), () -> processor.ifAvailable(OutboxProcessor::wakeUp));
+                properties.maxPayloadBytes(), new JpaOutboxRecordRepository.CommitHooks() {
+                    @Override
+                    public void beforeCommit(Set<Integer> partitions) {
+                        if (notify) {
+                            PostgresNotifications.notifyPartitions(jdbc, partitions);
+                        }
+                    }
+
+                    @Override
+                    public void afterCommit(Set<Integer> partitions) {
+                        processor.ifAvailable(engine -> engine.wakeUpFor(partitions));
+                    }
+                });
     }
 
     @Bean
@@ -187,10 +205,16 @@ public class OutboxAutoConfiguration {
                     .build();
         }
 
+        /** On PostgreSQL the lifecycle also runs the LISTEN/NOTIFY wake-ups, unless outbox.listen-notify=false. */
         @Bean
         OutboxProcessingLifecycle outboxProcessingLifecycle(OutboxProcessor processor,
-                ClusterCoordinator coordinator) {
-            return new OutboxProcessingLifecycle(processor, coordinator);
+                ClusterCoordinator coordinator, DataSource dataSource, DatabaseDialect dialect,
+                OutboxProperties properties) {
+            PostgresNotifications notifications = properties.listenNotify() && dialect == DatabaseDialect.POSTGRESQL
+                    ? new PostgresNotifications(dataSource, partition -> coordinator.ownedPartitions()
+                            .contains(partition), processor::wakeUp)
+                    : null;
+            return new OutboxProcessingLifecycle(processor, coordinator, notifications);
         }
     }
 }

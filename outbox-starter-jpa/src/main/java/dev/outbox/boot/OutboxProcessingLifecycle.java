@@ -1,7 +1,9 @@
 package dev.outbox.boot;
 
+import dev.outbox.jpa.PostgresNotifications;
 import dev.outbox.partition.ClusterCoordinator;
 import dev.outbox.processing.OutboxProcessor;
+import org.jspecify.annotations.Nullable;
 import org.springframework.context.SmartLifecycle;
 
 /**
@@ -16,20 +18,29 @@ final class OutboxProcessingLifecycle implements SmartLifecycle {
 
     private final OutboxProcessor processor;
     private final ClusterCoordinator coordinator;
+    private final @Nullable PostgresNotifications notifications;
 
-    OutboxProcessingLifecycle(OutboxProcessor processor, ClusterCoordinator coordinator) {
+    OutboxProcessingLifecycle(OutboxProcessor processor, ClusterCoordinator coordinator,
+            @Nullable PostgresNotifications notifications) {
         this.processor = processor;
         this.coordinator = coordinator;
+        this.notifications = notifications;
     }
 
     @Override
     public void start() {
         coordinator.start();
         processor.start();
+        if (notifications != null) {
+            notifications.start();
+        }
     }
 
     @Override
     public void stop() {
+        if (notifications != null) {
+            notifications.close();
+        }
         coordinator.beginShutdown();
         try {
             processor.stop();

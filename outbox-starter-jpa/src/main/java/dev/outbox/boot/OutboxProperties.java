@@ -21,6 +21,8 @@ import org.springframework.util.unit.DataSize;
  * @param batchSize most records fetched and dispatched in one pass (1..10000)
  * @param maxPayloadSize largest payload accepted, in UTF-8 bytes; larger records are rejected before anything is
  *     written
+ * @param listenNotify on PostgreSQL, wake the instance owning a partition with LISTEN/NOTIFY when another instance
+ *     commits records for it; polling stays the fallback
  * @param schemaInitialization creation of the outbox tables at startup
  * @param processing how records are processed
  * @param retry what happens when a handler fails
@@ -32,6 +34,7 @@ public record OutboxProperties(
         @DefaultValue("2s") @DurationUnit(ChronoUnit.MILLIS) Duration pollInterval,
         @DefaultValue("100") int batchSize,
         @DefaultValue("1MB") DataSize maxPayloadSize,
+        @DefaultValue("true") boolean listenNotify,
         @DefaultValue SchemaInitialization schemaInitialization,
         @DefaultValue Processing processing,
         @DefaultValue Retry retry,

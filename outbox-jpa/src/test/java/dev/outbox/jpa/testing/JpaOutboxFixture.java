@@ -6,7 +6,10 @@ import dev.outbox.jpa.OutboxRecordEntity;
 import dev.outbox.jpa.OutboxSchemaInitializer;
 import dev.outbox.jpa.dialect.DatabaseDialect;
 import jakarta.persistence.EntityManagerFactory;
+import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.orm.jpa.JpaTransactionManager;
@@ -28,6 +31,7 @@ public final class JpaOutboxFixture implements AutoCloseable {
     private final JpaOutboxRecordRepository repository;
     private final JdbcRecordStore recordStore;
     private final AtomicInteger commits = new AtomicInteger();
+    private final List<Set<Integer>> committedPartitions = new CopyOnWriteArrayList<>();
 
     private JpaOutboxFixture(TestDatabase database, int maxPayloadBytes) {
         this.database = database;
@@ -35,7 +39,13 @@ public final class JpaOutboxFixture implements AutoCloseable {
         this.entityManagerFactoryBean = entityManagerFactory(database, OutboxRecordEntity.class.getPackageName());
         this.transactionManager = new JpaTransactionManager(entityManagerFactory());
         this.repository = JpaOutboxRecordRepository.create(entityManagerFactory(), transactionManager,
-                maxPayloadBytes, commits::incrementAndGet);
+                maxPayloadBytes, new JpaOutboxRecordRepository.CommitHooks() {
+                    @Override
+                    public void afterCommit(Set<Integer> partitions) {
+                        commits.incrementAndGet();
+                        committedPartitions.add(Set.copyOf(partitions));
+                    }
+                });
         this.recordStore = new JdbcRecordStore(database.dataSource(), DatabaseDialect.detect(database.dataSource()),
                 INSTANCE_ID);
     }
@@ -89,6 +99,11 @@ public final class JpaOutboxFixture implements AutoCloseable {
     /** How many transactions with saved records committed (the repository's after-commit callback). */
     public int committedTransactions() {
         return commits.get();
+    }
+
+    /** The partitions of each committed transaction with records, in commit order. */
+    public List<Set<Integer>> committedPartitions() {
+        return List.copyOf(committedPartitions);
     }
 
     public JdbcTemplate jdbc() {

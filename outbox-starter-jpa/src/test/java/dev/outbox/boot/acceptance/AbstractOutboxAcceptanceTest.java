@@ -44,7 +44,7 @@ import org.springframework.transaction.support.TransactionTemplate;
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 public abstract class AbstractOutboxAcceptanceTest {
 
-    private static final Duration DEADLINE = Duration.ofSeconds(120);
+    protected static final Duration DEADLINE = Duration.ofSeconds(120);
 
     private TestDatabase database;
     private final List<ConfigurableApplicationContext> contexts = new ArrayList<>();
@@ -345,7 +345,13 @@ public abstract class AbstractOutboxAcceptanceTest {
         }
     }
 
-    private ConfigurableApplicationContext start(@Nullable Clock clock, String... properties) {
+    /** The processor every application context of the current test registers. */
+    protected final RecordingProcessor recordingProcessor() {
+        return processor;
+    }
+
+    /** Starts an application on the test database, with a settable clock when given, and these properties. */
+    protected final ConfigurableApplicationContext start(@Nullable Clock clock, String... properties) {
         List<String> all = new ArrayList<>(List.of(
                 "spring.datasource.url=" + database.jdbcUrl(),
                 "spring.datasource.username=" + database.username(),

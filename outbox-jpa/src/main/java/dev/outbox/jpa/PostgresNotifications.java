@@ -1,0 +1,143 @@
+package dev.outbox.jpa;
+
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.Collection;
+import java.util.Objects;
+import java.util.function.IntPredicate;
+import java.util.stream.Collectors;
+import javax.sql.DataSource;
+import org.jspecify.annotations.Nullable;
+import org.postgresql.PGConnection;
+import org.postgresql.PGNotification;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.jdbc.core.JdbcTemplate;
+
+/**
+ * PostgreSQL LISTEN/NOTIFY wake-ups between instances. A transaction that saved records notifies the channel once,
+ * at commit, with the partitions it wrote; every instance listens on a connection of its own and wakes its processor
+ * when a notified partition is one it owns. A notification only triggers a fetch, and the table stays the source of
+ * truth: a lost notification (the listener reconnecting, say) delays records until the next poll, never loses them.
+ */
+public final class PostgresNotifications implements AutoCloseable {
+
+    /** The channel; one per database. */
+    public static final String CHANNEL = "outbox_record";
+
+    private static final Logger log = LoggerFactory.getLogger(PostgresNotifications.class);
+    private static final int WAIT_MILLIS = 250;
+    private static final Duration RECONNECT_DELAY = Duration.ofSeconds(2);
+
+    private final DataSource dataSource;
+    private final IntPredicate owned;
+    private final Runnable wakeUp;
+    private volatile boolean running;
+    private @Nullable Thread listener;
+
+    /**
+     * @param dataSource where the listening connection comes from; it is held for as long as this runs
+     * @param owned whether this instance owns a partition now
+     * @param wakeUp wakes the processor
+     */
+    public PostgresNotifications(DataSource dataSource, IntPredicate owned, Runnable wakeUp) {
+        this.dataSource = Objects.requireNonNull(dataSource, "dataSource");
+        this.owned = Objects.requireNonNull(owned, "owned");
+        this.wakeUp = Objects.requireNonNull(wakeUp, "wakeUp");
+    }
+
+    /** Sends the notification for these partitions in the current transaction of {@code jdbc}'s data source. */
+    public static void notifyPartitions(JdbcTemplate jdbc, Collection<Integer> partitions) {
+        String payload = partitions.stream().sorted().map(String::valueOf).collect(Collectors.joining(","));
+        jdbc.query("SELECT pg_notify(?, ?)", rs -> null, CHANNEL, payload);
+    }
+
+    public synchronized void start() {
+        if (running) {
+            return;
+        }
+        running = true;
+        Thread thread = new Thread(this::listen, "outbox-listen-notify");
+        thread.setDaemon(true);
+        listener = thread;
+        thread.start();
+    }
+
+    @Override
+    public void close() {
+        Thread thread;
+        synchronized (this) {
+            running = false;
+            thread = listener;
+            listener = null;
+        }
+        if (thread != null) {
+            thread.interrupt();
+            try {
+                thread.join(Duration.ofSeconds(5).toMillis());
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    private void listen() {
+        boolean failing = false;
+        while (running) {
+            try (Connection connection = dataSource.getConnection()) {
+                connection.setAutoCommit(true);
+                try (Statement statement = connection.createStatement()) {
+                    statement.execute("LISTEN " + CHANNEL);
+                }
+                if (failing) {
+                    log.info("Outbox: listening for PostgreSQL notifications again");
+                    failing = false;
+                }
+                // Anything committed while we were not listening is found by this fetch, not by a notification.
+                wakeUp.run();
+                PGConnection pg = connection.unwrap(PGConnection.class);
+                while (running) {
+                    PGNotification[] notifications = pg.getNotifications(WAIT_MILLIS);
+                    if (notifications != null && concernsUs(notifications)) {
+                        wakeUp.run();
+                    }
+                }
+            } catch (SQLException | RuntimeException e) {
+                if (!running) {
+                    return;
+                }
+                if (!failing) {
+                    log.warn("Outbox: PostgreSQL notifications unavailable ({}); polling covers, reconnecting",
+                            e.toString());
+                    failing = true;
+                }
+                sleep();
+            }
+        }
+    }
+
+    private boolean concernsUs(PGNotification[] notifications) {
+        for (PGNotification notification : notifications) {
+            for (String partition : notification.getParameter().split(",")) {
+                try {
+                    if (!partition.isEmpty() && owned.test(Integer.parseInt(partition.strip()))) {
+                        return true;
+                    }
+                } catch (RuntimeException malformed) {
+                    return true; // not ours to judge: a fetch is cheap
+                }
+            }
+        }
+        return false;
+    }
+
+    private void sleep() {
+        try {
+            Thread.sleep(RECONNECT_DELAY.toMillis());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+}
