@@ -89,10 +89,12 @@ public final class JdbcInstanceStore implements InstanceStore {
         jdbc.update(remove, Objects.requireNonNull(instanceId, "instanceId"));
     }
 
+    /** One statement: the cutoff is computed from the database's clock in SQL, which also returns that clock. */
     @Override
     public List<InstanceState> findLive(Duration staleTimeout) {
-        Instant now = databaseNow();
-        return jdbc.query(findLive, (rs, rowNum) -> mapRow(rs, now), cutoff(now, staleTimeout));
+        long staleMillis = Objects.requireNonNull(staleTimeout, "staleTimeout").toMillis();
+        return jdbc.query(findLive, (rs, rowNum) -> mapRow(rs,
+                Objects.requireNonNull(dialect.readTimestamp(rs, "db_now"), "db_now")), staleMillis);
     }
 
     @Override
