@@ -19,9 +19,10 @@ import org.springframework.jdbc.core.JdbcTemplate;
 
 /**
  * {@link InstanceStore} in plain SQL over JDBC, statements from the {@link DatabaseDialect}'s SQL resources. Times are
- * written as the database's {@code CURRENT_TIMESTAMP}; a staleness check first reads the database's clock and passes
- * {@code now - staleTimeout} as the cutoff. That is conservative: the database's time only moves forward between the
- * two statements, so a heartbeat is never judged older than it is.
+ * written as the database's {@code CURRENT_TIMESTAMP}. {@link #findLive} compares with it in SQL;
+ * {@link #removeStale} first reads the database's clock and passes {@code now - staleTimeout} as the cutoff, which is
+ * conservative: the database's time only moves forward between the two statements, so a heartbeat is never judged
+ * older than it is.
  *
  * <p>Needs no surrounding transaction (each method runs its statements in auto-commit). Give it a
  * {@link ReservedConnectionDataSource} so that heartbeats do not wait for a busy application pool.
