@@ -32,6 +32,17 @@ public final class BenchmarkApplication {
             System.out.println(BenchmarkOptions.usage());
             return;
         }
-        System.exit(BenchmarkDriver.run(options).exitCode());
+        int exitCode;
+        try {
+            exitCode = BenchmarkDriver.run(options).exitCode();
+        } catch (RuntimeException e) {
+            // Stopped by a signal (the shutdown hook has said so), or the run could not even start.
+            if (!BenchmarkDriver.isStopped()) {
+                System.err.println("outbox-benchmark: " + e);
+                e.printStackTrace();
+            }
+            exitCode = 1;
+        }
+        System.exit(exitCode);
     }
 }

@@ -87,7 +87,7 @@ record BenchmarkOptions(String url, String user, String password, int records, i
                 positive(values, "latency-rate", 500),
                 atLeastZero(values, "warmup-seconds", 10),
                 positive(values, "idle-seconds", 30),
-                atLeastZero(values, "settle-seconds", 5),
+                atLeastZero(values, "settle-seconds", 15),
                 positive(values, "drain-timeout-seconds", 900),
                 out,
                 logDir,
@@ -139,7 +139,7 @@ record BenchmarkOptions(String url, String user, String password, int records, i
                   --latency-rate=500       records/s the producer commits, one per transaction
                   --warmup-seconds=10      producer seconds left out of the latency figures
                   --idle-seconds=30        how long the idle node is watched
-                  --settle-seconds=5       how long the idle node runs before it is watched
+                  --settle-seconds=15      how long the idle node runs before it is watched
                   --drain-timeout-seconds=900
                   --out=target/benchmark.json
                   --log-dir=<directory of --out>/benchmark-logs

@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -27,6 +28,8 @@ final class NodeProcess {
     private static final Duration KILL_DEADLINE = Duration.ofSeconds(30);
     private static final Set<NodeProcess> RUNNING = ConcurrentHashMap.newKeySet();
     private static final JsonMapper JSON = JsonMapper.builder().build();
+    private static @Nullable Path nodeJarCopy;
+    private static boolean nodeJarResolved;
 
     static {
         Runtime.getRuntime().addShutdownHook(new Thread(NodeProcess::killAll, "bench-node-reaper"));
@@ -55,7 +58,7 @@ final class NodeProcess {
         List<String> command = new ArrayList<>();
         command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         command.addAll(jvmOptions);
-        Optional<Path> jar = bootJar();
+        Optional<Path> jar = nodeJar();
         if (jar.isPresent()) {
             command.add("-jar");
             command.add(jar.get().toString());
@@ -79,6 +82,27 @@ final class NodeProcess {
         } catch (IOException e) {
             throw new UncheckedIOException("Could not start node " + instanceId, e);
         }
+    }
+
+    /**
+     * A private copy of the driver's jar for the nodes, made once: a rebuild of the module while the benchmark runs
+     * then cannot hand later nodes another (or a half-written) jar. Deleted when the driver exits.
+     */
+    private static synchronized Optional<Path> nodeJar() {
+        if (!nodeJarResolved) {
+            Optional<Path> jar = bootJar();
+            if (jar.isPresent()) {
+                try {
+                    Path copy = Files.createTempFile("outbox-benchmark-node-", ".jar");
+                    copy.toFile().deleteOnExit();
+                    nodeJarCopy = Files.copy(jar.get(), copy, StandardCopyOption.REPLACE_EXISTING);
+                } catch (IOException e) {
+                    throw new UncheckedIOException("Could not copy " + jar.get() + " for the nodes", e);
+                }
+            }
+            nodeJarResolved = true;
+        }
+        return Optional.ofNullable(nodeJarCopy);
     }
 
     /** The repackaged jar the driver was started from ({@code java -jar}), if it was. */
@@ -107,6 +131,11 @@ final class NodeProcess {
 
     Path log() {
         return log;
+    }
+
+    /** CPU time the node's JVM has used so far (zero where the OS does not tell). */
+    Duration cpuTime() {
+        return process.info().totalCpuDuration().orElse(Duration.ZERO);
     }
 
     boolean wasKilled() {
@@ -184,7 +213,15 @@ final class NodeProcess {
         RUNNING.remove(this);
     }
 
-    private static void killAll() {
+    /** PIDs of the nodes running now. */
+    static Set<Long> runningPids() {
+        Set<Long> pids = new java.util.HashSet<>();
+        RUNNING.forEach(node -> pids.add(node.pid()));
+        return pids;
+    }
+
+    /** SIGKILL to every node still running; for shutdown hooks, so it does not wait. */
+    static void killAll() {
         for (NodeProcess node : List.copyOf(RUNNING)) {
             node.process.destroyForcibly();
         }

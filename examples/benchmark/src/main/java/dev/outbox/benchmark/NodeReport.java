@@ -21,9 +21,10 @@ import java.util.Map;
  * @param rejected status writes the store refused (fencing, or the row changed)
  * @param statements JDBC statements executed through the application's data source, by type
  * @param statementsTotal the sum of {@code statements}
+ * @param connectionsBorrowed connections taken from the application's data source
  * @param finished the context has closed and every handler row is flushed (or counted in rowsPending)
  */
 public record NodeReport(String instanceId, long pid, long writtenAtMicros, long gateOpenedAtMicros, long handlerCalls,
         long rowsRecorded, long rowsPending, long recordingFailures, long completed, long retries, long failed,
-        long rejected, Map<String, Long> statements, long statementsTotal, boolean finished) {
+        long rejected, Map<String, Long> statements, long statementsTotal, long connectionsBorrowed, boolean finished) {
 }

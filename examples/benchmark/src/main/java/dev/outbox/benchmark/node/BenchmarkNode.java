@@ -67,18 +67,19 @@ public class BenchmarkNode {
     }
 
     @Bean
-    static QueryCounter benchQueryCounter() {
-        return new QueryCounter();
+    static NodeState benchNodeState() {
+        return new NodeState(new QueryCounter());
     }
 
     /** Wraps the application's data source, so the library's pool and reserved heartbeat connection are counted. */
     @Bean
-    static BeanPostProcessor benchCountingDataSource(ObjectProvider<QueryCounter> counter) {
+    static BeanPostProcessor benchCountingDataSource(ObjectProvider<NodeState> state) {
         return new BeanPostProcessor() {
             @Override
             public Object postProcessAfterInitialization(Object bean, String beanName) {
                 if (bean instanceof DataSource dataSource && !(bean instanceof CountingDataSource)) {
-                    return new CountingDataSource(dataSource, counter.getObject());
+                    NodeState counters = state.getObject();
+                    return new CountingDataSource(dataSource, counters.queries, counters.connectionsBorrowed);
                 }
                 return bean;
             }
@@ -88,11 +89,6 @@ public class BenchmarkNode {
     @Bean
     static RecordStoreGate benchRecordStoreGate(ObjectProvider<StartGate> gate) {
         return new RecordStoreGate(gate);
-    }
-
-    @Bean
-    NodeState benchNodeState(QueryCounter counter) {
-        return new NodeState(counter);
     }
 
     @Bean

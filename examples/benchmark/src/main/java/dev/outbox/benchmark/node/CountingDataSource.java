@@ -10,13 +10,17 @@ import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.Set;
+import java.util.concurrent.atomic.AtomicLong;
 import javax.sql.DataSource;
 import org.jspecify.annotations.Nullable;
 import org.springframework.jdbc.datasource.DelegatingDataSource;
 
 /**
- * The application's data source with every statement execution, commit and rollback counted in a {@link QueryCounter}.
- * Everything else goes straight to the real connection; {@code unwrap} reaches the pool underneath.
+ * The application's data source with every statement execution, commit and rollback counted in a {@link QueryCounter},
+ * and connections borrowed counted too. Everything else goes straight to the real connection; {@code unwrap} reaches
+ * the pool underneath. What the pool does below this wrapper is not seen: HikariCP checks a connection that has been
+ * idle for more than 500 ms with {@code isValid()} when it is borrowed, which PostgreSQL's driver does with an empty
+ * query, one round trip.
  */
 final class CountingDataSource extends DelegatingDataSource {
 
@@ -24,19 +28,23 @@ final class CountingDataSource extends DelegatingDataSource {
             "executeLargeUpdate", "executeBatch", "executeLargeBatch");
 
     private final QueryCounter counter;
+    private final AtomicLong borrowed;
 
-    CountingDataSource(DataSource target, QueryCounter counter) {
+    CountingDataSource(DataSource target, QueryCounter counter, AtomicLong borrowed) {
         super(target);
         this.counter = counter;
+        this.borrowed = borrowed;
     }
 
     @Override
     public Connection getConnection() throws SQLException {
+        borrowed.incrementAndGet();
         return counting(obtainTargetDataSource().getConnection());
     }
 
     @Override
     public Connection getConnection(String username, String password) throws SQLException {
+        borrowed.incrementAndGet();
         return counting(obtainTargetDataSource().getConnection(username, password));
     }
 

@@ -63,7 +63,7 @@ final class NodeReporter implements DisposableBean {
                 state.gateOpenedAtMicros.get(), state.handlerCalls.get(), state.rowsRecorded.get(),
                 state.rowsPending.get(), state.recordingFailures.get(), state.completed.get(), state.retries.get(),
                 state.failed.get(), state.rejected.get(), statements,
-                statements.values().stream().mapToLong(Long::longValue).sum(), last);
+                statements.values().stream().mapToLong(Long::longValue).sum(), state.connectionsBorrowed.get(), last);
         try {
             Path temporary = file.resolveSibling(file.getFileName() + ".tmp");
             Files.writeString(temporary, json.writeValueAsString(report), StandardCharsets.UTF_8);

@@ -14,6 +14,7 @@ final class NodeState {
     final AtomicLong failed = new AtomicLong();
     final AtomicLong rejected = new AtomicLong();
     final AtomicLong gateOpenedAtMicros = new AtomicLong();
+    final AtomicLong connectionsBorrowed = new AtomicLong();
     final QueryCounter queries;
 
     NodeState(QueryCounter queries) {

@@ -1,0 +1,649 @@
+package dev.outbox.benchmark;
+
+import ch.qos.logback.classic.Level;
+import ch.qos.logback.classic.LoggerContext;
+import dev.outbox.OutboxRecord;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Array;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.SQLException;
+import java.time.Instant;
+import java.time.OffsetDateTime;
+import java.time.ZoneOffset;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.LoggerFactory;
+import org.springframework.jdbc.core.JdbcTemplate;
+import tools.jackson.databind.json.JsonMapper;
+
+/**
+ * Runs every measurement once, in this order, each on an emptied outbox table:
+ *
+ * <ol>
+ *   <li>{@code dbLimit}: the plain-JDBC reference on a copy of the outbox table;</li>
+ *   <li>{@code drain1}, {@code drain2}: write the backlog through {@code Outbox.schedule}, then drain it with one and
+ *       with two node JVMs;</li>
+ *   <li>{@code latency1}, {@code latency2}: a fixed-rate producer with one and with two nodes;</li>
+ *   <li>{@code idle}: one node with nothing to do.</li>
+ * </ol>
+ *
+ * Prints a table, writes the JSON file, and drops its database whatever happens.
+ */
+final class BenchmarkDriver {
+
+    static final int RECORDS_PER_TRANSACTION = 100;
+    static final int REFERENCE_UPDATE_BATCH = 1_000;
+    private static final long LATENCY_DRAIN_DEADLINE_SECONDS = 120;
+    private static final long PROGRESS_INTERVAL_NANOS = 5_000_000_000L;
+
+    /** How the run ended: 0 all good, 1 a measurement failed, 3 a check failed. */
+    record Outcome(int exitCode, Path out, Map<String, Object> result) {
+    }
+
+    private final BenchmarkOptions options;
+    private final BenchDatabase database;
+    private final JdbcTemplate jdbc;
+    private final RecordWriter writer;
+    private final ResultTable table = new ResultTable();
+    /** Set by the shutdown hook (Ctrl-C, SIGTERM): whatever fails after that is a consequence, not a finding. */
+    private static volatile boolean stopped;
+
+    static boolean isStopped() {
+        return stopped;
+    }
+
+    private boolean measurementFailed;
+    private boolean checkFailed;
+
+    private BenchmarkDriver(BenchmarkOptions options, BenchDatabase database, RecordWriter writer) {
+        this.options = options;
+        this.database = database;
+        this.jdbc = database.jdbc();
+        this.writer = writer;
+    }
+
+    static Outcome run(BenchmarkOptions options) throws InterruptedException {
+        long started = System.nanoTime();
+        quietLogging();
+        System.out.println("Outbox benchmark: " + options.records() + " records over " + options.aggregates()
+                + " aggregates; latency " + options.latencyRate() + "/s for " + options.latencySeconds()
+                + " s; idle " + options.idleSeconds() + " s");
+        Map<String, Object> result = new LinkedHashMap<>();
+        Map<String, Object> environment = environment();
+        result.put("environment", environment);
+        result.put("parameters", options.describe());
+        Map<String, Object> measurements = new LinkedHashMap<>();
+        BenchDatabase database = BenchDatabase.create(options.url(), options.user(), options.password());
+        System.out.println("Database " + database.name() + " created; node logs in " + options.logDir());
+        Thread cleanup = new Thread(() -> {
+            stopped = true;
+            NodeProcess.killAll();
+            database.close();
+            System.out.println("Benchmark stopped: nodes killed, database " + database.name() + " dropped");
+        }, "bench-cleanup");
+        Runtime.getRuntime().addShutdownHook(cleanup);
+        BenchmarkDriver driver = null;
+        try {
+            // The write side first: its Spring Boot logging setup also quiets Liquibase's output.
+            try (RecordWriter writer = new RecordWriter(database.dataSource())) {
+                database.initialize();
+                environment.put("postgres", database.serverVersion());
+                environment.put("postgresSettings", settings(database.jdbc()));
+                result.put("nodeSettings", nodeSettings(options, database));
+                driver = new BenchmarkDriver(options, database, writer);
+                driver.measureAll(measurements);
+            }
+        } finally {
+            database.close();
+            try {
+                Runtime.getRuntime().removeShutdownHook(cleanup);
+            } catch (IllegalStateException e) {
+                // already shutting down: the hook runs anyway
+            }
+        }
+        if (stopped) {
+            throw new IllegalStateException("stopped by a signal");
+        }
+        result.put("measurements", measurements);
+        double totalSeconds = Stats.seconds(System.nanoTime() - started);
+        result.put("totalSeconds", totalSeconds);
+        writeJson(options.out(), result);
+        System.out.println();
+        driver.table.print(System.out);
+        System.out.println();
+        System.out.println("Total run time " + Math.round(totalSeconds) + " s; results in " + options.out());
+        int exitCode = driver.measurementFailed ? 1 : driver.checkFailed ? 3 : 0;
+        return new Outcome(exitCode, options.out(), result);
+    }
+
+    private void measureAll(Map<String, Object> measurements) throws InterruptedException {
+        measurements.put("dbLimit", guarded("dbLimit", this::reference));
+        measurements.put("drain1", guarded("drain1", () -> drain("drain-1", 1)));
+        measurements.put("drain2", guarded("drain2", () -> drain("drain-2", 2)));
+        measurements.put("latency1", guarded("latency1", () -> latency("latency-1", 1)));
+        measurements.put("latency2", guarded("latency2", () -> latency("latency-2", 2)));
+        measurements.put("idle", guarded("idle", this::idle));
+        addRatios(measurements);
+    }
+
+    private interface Measurement {
+        Map<String, Object> run() throws InterruptedException;
+    }
+
+    /**
+     * Runs a measurement; a failure is reported and the next one runs. Also notes how much CPU processes outside the
+     * benchmark took meanwhile (see {@link ForeignLoad}) and flags the measurement when that was more than a little.
+     */
+    private Map<String, Object> guarded(String name, Measurement measurement) throws InterruptedException {
+        if (stopped) {
+            throw new IllegalStateException("stopped by a signal");
+        }
+        System.out.println();
+        System.out.println("== " + name);
+        Map<String, Object> result;
+        try (ForeignLoad foreign = ForeignLoad.start(database.name(), NodeProcess::runningPids)) {
+            try {
+                result = measurement.run();
+            } catch (RuntimeException e) {
+                if (stopped) {
+                    throw e;
+                }
+                measurementFailed = true;
+                System.out.println("  FAILED: " + e);
+                table.row(name, "FAILED: " + e.getMessage(), "", "");
+                result = new LinkedHashMap<>();
+                result.put("error", String.valueOf(e));
+            }
+            Map<String, Object> load = foreign.summary();
+            result.put("foreignLoad", load);
+            if (load.get("percentOfMachine") instanceof Double percent && percent > ForeignLoad.WARN_PERCENT
+                    && load.get("cpuSeconds") instanceof Double seconds && seconds > ForeignLoad.WARN_CPU_SECONDS) {
+                String warning = name + ": processes outside the benchmark used " + percent + "% of the machine's CPU"
+                        + " meanwhile (" + load.get("cpuSeconds") + " CPU s; see foreignLoad in the JSON)";
+                System.out.println("  WARNING " + warning);
+                table.warning(warning);
+            }
+        }
+        return result;
+    }
+
+    // ---- 3. DB-limit reference ---------------------------------------------------------------------------------
+
+    /**
+     * Plain JDBC, one thread, on {@code bench_reference_record} (created {@code LIKE outbox_record INCLUDING ALL}):
+     * insert the same rows as the library writes, 100 per transaction as one JDBC batch; then set them COMPLETED with
+     * one {@code UPDATE ... WHERE id = ANY(?)} of 1,000 ids per statement (auto-commit).
+     */
+    private Map<String, Object> reference() throws InterruptedException {
+        String referenceTable = BenchSchema.REFERENCE_TABLE;
+        database.resetForPhase();
+        jdbc.execute("DROP TABLE IF EXISTS " + referenceTable);
+        jdbc.execute("CREATE TABLE " + referenceTable + " (LIKE outbox_record INCLUDING ALL)");
+        try {
+            int records = options.records();
+            List<OutboxRecord> rows = new ArrayList<>(records);
+            for (int index = 0; index < records; index++) {
+                rows.add(writer.build(index, options.aggregates()));
+            }
+            long insertNanos;
+            long updateNanos;
+            long updated = 0;
+            try (Connection connection = database.dataSource().getConnection()) {
+                connection.setAutoCommit(false);
+                long start = System.nanoTime();
+                try (PreparedStatement insert = connection.prepareStatement("INSERT INTO " + referenceTable
+                        + " (id, status, aggregate_id, event_type, payload, partition_no, created_at, retry_count,"
+                        + " next_retry_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)")) {
+                    for (int from = 0; from < records; from += RECORDS_PER_TRANSACTION) {
+                        for (OutboxRecord row : rows.subList(from, Math.min(records, from + RECORDS_PER_TRANSACTION))) {
+                            insert.setString(1, row.getId());
+                            insert.setString(2, row.getStatus().name());
+                            insert.setString(3, row.getAggregateId());
+                            insert.setString(4, row.getEventType());
+                            insert.setString(5, row.getPayload());
+                            insert.setInt(6, row.getPartition());
+                            insert.setObject(7, OffsetDateTime.ofInstant(row.getCreatedAt(), ZoneOffset.UTC));
+                            insert.setInt(8, row.getRetryCount());
+                            insert.setObject(9, OffsetDateTime.ofInstant(row.getNextRetryAt(), ZoneOffset.UTC));
+                            insert.addBatch();
+                        }
+                        insert.executeBatch();
+                        connection.commit();
+                    }
+                }
+                insertNanos = System.nanoTime() - start;
+                connection.setAutoCommit(true);
+                System.out.printf("  inserted %,d rows in %.1f s%n", records, insertNanos / 1e9);
+                database.prepareMeasurement(referenceTable);
+                start = System.nanoTime();
+                try (PreparedStatement update = connection.prepareStatement("UPDATE " + referenceTable
+                        + " SET status = 'COMPLETED', completed_at = ? WHERE id = ANY(?)")) {
+                    for (int from = 0; from < records; from += REFERENCE_UPDATE_BATCH) {
+                        List<OutboxRecord> batch = rows.subList(from, Math.min(records, from + REFERENCE_UPDATE_BATCH));
+                        Array ids = connection.createArrayOf("varchar",
+                                batch.stream().map(OutboxRecord::getId).toArray());
+                        update.setObject(1, OffsetDateTime.now(ZoneOffset.UTC));
+                        update.setArray(2, ids);
+                        updated += update.executeUpdate();
+                        ids.free();
+                    }
+                }
+                updateNanos = System.nanoTime() - start;
+            }
+            if (updated != records) {
+                throw new IllegalStateException("the reference update changed " + updated + " rows, not " + records);
+            }
+            double insertSeconds = Stats.seconds(insertNanos);
+            double updateSeconds = Stats.seconds(updateNanos);
+            Map<String, Object> result = new LinkedHashMap<>();
+            result.put("table", referenceTable + " (LIKE outbox_record INCLUDING ALL)");
+            result.put("records", records);
+            result.put("insertRowsPerTransaction", RECORDS_PER_TRANSACTION);
+            result.put("insertSeconds", insertSeconds);
+            result.put("insertRecordsPerSecond", Stats.rate(records, insertSeconds));
+            result.put("updateIdsPerStatement", REFERENCE_UPDATE_BATCH);
+            result.put("updateSeconds", updateSeconds);
+            result.put("updateRecordsPerSecond", Stats.rate(records, updateSeconds));
+            table.row("DB limit: JDBC insert, " + RECORDS_PER_TRANSACTION + " rows/tx",
+                    count(records) + " in " + secs(insertSeconds) + ": " + perSecond(Stats.rate(records, insertSeconds)),
+                    "", "");
+            table.row("DB limit: JDBC update, " + count(REFERENCE_UPDATE_BATCH) + " ids/statement",
+                    count(records) + " in " + secs(updateSeconds) + ": " + perSecond(Stats.rate(records, updateSeconds)),
+                    "1.00×", "");
+            System.out.printf("  updated %,d rows in %.1f s%n", records, updateNanos / 1e9);
+            return result;
+        } catch (SQLException e) {
+            throw new IllegalStateException("reference: " + e.getMessage(), e);
+        } finally {
+            jdbc.execute("DROP TABLE IF EXISTS " + referenceTable);
+        }
+    }
+
+    // ---- 1, 2. backlog drain -------------------------------------------------------------------------------------
+
+    private Map<String, Object> drain(String phase, int nodeCount) throws InterruptedException {
+        database.resetForPhase();
+        int records = options.records();
+        long start = System.nanoTime();
+        for (long from = 0; from < records; from += RECORDS_PER_TRANSACTION) {
+            writer.writeTransaction(from, Math.min(records, from + RECORDS_PER_TRANSACTION), options.aggregates());
+        }
+        double writeSeconds = Stats.seconds(System.nanoTime() - start);
+        double writeRate = Stats.rate(records, writeSeconds);
+        System.out.printf("  wrote %,d records through Outbox.schedule in %.1f s (%,.0f records/s)%n", records,
+                writeSeconds, writeRate);
+        database.prepareMeasurement("outbox_record");
+        Map<String, Object> result = new LinkedHashMap<>();
+        result.put("nodes", nodeCount);
+        result.put("records", records);
+        Map<String, Object> write = new LinkedHashMap<>();
+        write.put("api", "Outbox.schedule in Spring transactions (TransactionTemplate), single thread");
+        write.put("recordsPerTransaction", RECORDS_PER_TRANSACTION);
+        write.put("seconds", writeSeconds);
+        write.put("recordsPerSecond", writeRate);
+        result.put("write", write);
+        table.row("write: Outbox.schedule, " + RECORDS_PER_TRANSACTION + "/tx (" + phase + ")",
+                count(records) + " in " + secs(writeSeconds) + ": " + perSecond(writeRate), "", "");
+        try (NodeGroup nodes = NodeGroup.start(phase, nodeCount, options, database)) {
+            nodes.awaitBalanced();
+            CpuUsage.Snapshot cpuBefore = CpuUsage.take(nodes.nodes());
+            long goMicros = nodes.open();
+            System.out.println("  partitions balanced; go");
+            List<List<Number>> progress = new ArrayList<>();
+            long doneMicros = awaitDrained(nodes, records, goMicros, progress);
+            CpuUsage.Snapshot cpuAfter = CpuUsage.take(nodes.nodes());
+            nodes.stop();
+            result.put("nodeProcesses", nodes.describe());
+            Long firstHandled = jdbc.queryForObject("SELECT MIN(handled_at) FROM bench_handled", Long.class);
+            Long lastCompleted = jdbc.queryForObject("SELECT (EXTRACT(EPOCH FROM MAX(completed_at)) * 1000000)::BIGINT"
+                    + " FROM outbox_record", Long.class);
+            Map<String, Long> statusCounts = statusCounts();
+            long from = firstHandled == null ? goMicros : firstHandled;
+            // The library's own time of the last completion when it kept the rows; what the driver saw otherwise.
+            boolean allKept = statusCounts.getOrDefault("COMPLETED", 0L) == records && lastCompleted != null;
+            long to = allKept ? lastCompleted : doneMicros;
+            double seconds = Stats.round((to - from) / 1e6, 3);
+            double rate = Stats.rate(records, seconds);
+            HandlingCheck check = HandlingCheck.run(jdbc, records);
+            checkFailed |= !check.passed();
+            result.put("seconds", seconds);
+            result.put("recordsPerSecond", rate);
+            result.put("timing", "from the first handler call (MIN(bench_handled.handled_at)) to "
+                    + (allKept ? "the last completion (MAX(outbox_record.completed_at))"
+                            : "the driver seeing no NEW record left"));
+            result.put("goToFirstCallMs", Stats.millis(from - goMicros));
+            result.put("lastCompletionToDriverSawDoneMs",
+                    lastCompleted == null ? null : Stats.millis(doneMicros - lastCompleted));
+            result.put("statusCounts", statusCounts);
+            result.put("cpu", CpuUsage.between(cpuBefore, cpuAfter));
+            result.put("progress", progress);
+            result.put("checks", check.describe());
+            String split = nodeCount > 1 ? " (" + perInstance(check.callsPerInstance()) + ")" : "";
+            table.row("drain, " + nodeCount + (nodeCount == 1 ? " instance" : " instances"),
+                    count(records) + " in " + secs(seconds) + ": " + perSecond(rate) + split, "", check.summary());
+            System.out.printf("  drained %,d records in %.1f s (%,.0f records/s); %s%n", records, seconds, rate,
+                    check.summary());
+            return result;
+        }
+    }
+
+    /**
+     * Waits until the nodes have been handed every record and no record is NEW; returns when that was seen. Adds
+     * [seconds since go, handler calls] to {@code progress} every 5 s.
+     */
+    private long awaitDrained(NodeGroup nodes, long records, long goMicros, List<List<Number>> progress)
+            throws InterruptedException {
+        long deadline = System.nanoTime() + options.drainTimeoutSeconds() * 1_000_000_000L;
+        long nextProgress = System.nanoTime() + PROGRESS_INTERVAL_NANOS;
+        while (System.nanoTime() < deadline) {
+            nodes.checkAlive();
+            long calls = nodes.handlerCalls();
+            if (calls >= records && !newRecordsLeft()) {
+                return BenchClock.nowMicros();
+            }
+            if (System.nanoTime() >= nextProgress) {
+                nextProgress += PROGRESS_INTERVAL_NANOS;
+                double elapsed = (BenchClock.nowMicros() - goMicros) / 1e6;
+                System.out.printf("  %5.0f s: %,d handler calls%n", elapsed, calls);
+                progress.add(List.of(Stats.round(elapsed, 1), calls));
+            }
+            Thread.sleep(calls >= records ? 20 : 50);
+        }
+        throw new IllegalStateException("not drained within " + options.drainTimeoutSeconds() + " s; status: "
+                + statusCounts());
+    }
+
+    private boolean newRecordsLeft() {
+        return Boolean.TRUE.equals(jdbc.queryForObject(
+                "SELECT EXISTS (SELECT 1 FROM outbox_record WHERE status = 'NEW')", Boolean.class));
+    }
+
+    private Map<String, Long> statusCounts() {
+        Map<String, Long> counts = new LinkedHashMap<>();
+        jdbc.query("SELECT status, COUNT(*) AS records FROM outbox_record GROUP BY status ORDER BY status", rs -> {
+            counts.put(rs.getString("status"), rs.getLong("records"));
+        });
+        return counts;
+    }
+
+    // ---- 4. latency ----------------------------------------------------------------------------------------------
+
+    /**
+     * commit→handler latency: the handler's {@link BenchClock} at entry (first call of the record) minus the producer's
+     * {@link BenchClock} right after the record's transaction committed. Kept in the driver's memory and joined with
+     * {@code bench_handled} at the end, so that measuring adds no write to the measured load. Records scheduled in the
+     * first {@code warmup-seconds} are left out.
+     */
+    private Map<String, Object> latency(String phase, int nodeCount) throws InterruptedException {
+        database.resetForPhase();
+        database.checkpoint();
+        Map<String, Object> result = new LinkedHashMap<>();
+        result.put("nodes", nodeCount);
+        result.put("rate", options.latencyRate());
+        result.put("seconds", options.latencySeconds());
+        result.put("warmupSeconds", options.warmupSeconds());
+        LatencyProducer producer = new LatencyProducer(writer, options.latencyRate(), options.latencySeconds(),
+                options.aggregates());
+        try (NodeGroup nodes = NodeGroup.start(phase, nodeCount, options, database)) {
+            nodes.awaitBalanced();
+            nodes.open();
+            Thread.sleep(1_000);
+            System.out.printf("  partitions balanced; producing %,d records/s for %d s%n", options.latencyRate(),
+                    options.latencySeconds());
+            LatencyProducer.Produced produced;
+            BacklogSampler backlog = new BacklogSampler(jdbc);
+            CpuUsage.Snapshot cpuBefore = CpuUsage.take(nodes.nodes());
+            CpuUsage.Snapshot cpuAfter;
+            try {
+                backlog.start();
+                produced = producer.run();
+                cpuAfter = CpuUsage.take(nodes.nodes());
+                long deadline = System.nanoTime() + LATENCY_DRAIN_DEADLINE_SECONDS * 1_000_000_000L;
+                while (newRecordsLeft()) {
+                    nodes.checkAlive();
+                    if (System.nanoTime() > deadline) {
+                        throw new IllegalStateException("records still NEW " + LATENCY_DRAIN_DEADLINE_SECONDS
+                                + " s after the producer stopped: " + statusCounts());
+                    }
+                    Thread.sleep(50);
+                }
+            } finally {
+                backlog.close();
+            }
+            nodes.stop();
+            result.put("nodeProcesses", nodes.describe());
+            Map<String, Long> firstCall = new HashMap<>();
+            jdbc.query("SELECT record_id, MIN(handled_at) AS first_call FROM bench_handled GROUP BY record_id",
+                    rs -> {
+                        firstCall.put(rs.getString("record_id"), rs.getLong("first_call"));
+                    });
+            int total = produced.ids().length;
+            int warmupRecords = (int) Math.min(total, (long) options.latencyRate() * options.warmupSeconds());
+            long[] latencies = new long[total - warmupRecords];
+            int measured = 0;
+            int unhandled = 0;
+            int negative = 0;
+            for (int index = warmupRecords; index < total; index++) {
+                Long handledAt = firstCall.get(produced.ids()[index]);
+                if (handledAt == null) {
+                    unhandled++;
+                    continue;
+                }
+                long latency = handledAt - produced.committedAtMicros()[index];
+                negative += latency < 0 ? 1 : 0;
+                latencies[measured++] = latency;
+            }
+            Map<String, Object> stats = Stats.latencyMillis(java.util.Arrays.copyOf(latencies, measured));
+            long firstCommit = java.util.Arrays.stream(produced.committedAtMicros()).min().orElse(0);
+            long lastCommit = java.util.Arrays.stream(produced.committedAtMicros()).max().orElse(0);
+            double achievedRate = Stats.rate(total - 1, (lastCommit - firstCommit) / 1e6);
+            HandlingCheck check = HandlingCheck.run(jdbc, total);
+            checkFailed |= !check.passed();
+            result.put("recordsProduced", total);
+            result.put("recordsMeasured", measured);
+            result.put("commitToHandlerLatency", stats);
+            result.put("handledBeforeCommitReturned", negative);
+            result.put("achievedRatePerSecond", achievedRate);
+            result.put("producerLateByMs", Stats.latencyMillis(produced.lateByMicros()));
+            result.put("cpu", CpuUsage.between(cpuBefore, cpuAfter));
+            result.put("maxBacklog", backlog.max());
+            result.put("backlogSamples", backlog.samples());
+            result.put("backlogSampleFailures", backlog.failures());
+            result.put("checks", check.describe());
+            table.row("latency, " + nodeCount + (nodeCount == 1 ? " instance" : " instances") + ", "
+                            + count(options.latencyRate()) + "/s",
+                    "p50 " + ms(stats.get("p50Ms")) + ", p95 " + ms(stats.get("p95Ms")) + ", p99 "
+                            + ms(stats.get("p99Ms")) + ", max " + ms(stats.get("maxMs")) + "; backlog max "
+                            + count(backlog.max()) + " NEW",
+                    "", check.summary());
+            System.out.printf("  latency p50 %s, p95 %s, p99 %s, max %s; max backlog %,d; %s%n",
+                    ms(stats.get("p50Ms")), ms(stats.get("p95Ms")), ms(stats.get("p99Ms")), ms(stats.get("maxMs")),
+                    backlog.max(), check.summary());
+            if (unhandled > 0) {
+                System.out.println("  " + unhandled + " measured records have no handler call");
+            }
+            return result;
+        }
+    }
+
+    // ---- 5. idle cost ----------------------------------------------------------------------------------------------
+
+    /**
+     * One node with nothing to do: the JDBC statements it executes through its data source (every statement of the
+     * library: polling, heartbeats, rebalancing), counted in the node by type, per second over {@code idle-seconds}
+     * after {@code settle-seconds}. pg_stat_database's transaction count of the database over the same window is
+     * given too, as a cross-check only: idle backends report their counts up to 10 s late, hence the settle time.
+     */
+    private Map<String, Object> idle() throws InterruptedException {
+        database.resetForPhase();
+        try (NodeGroup nodes = NodeGroup.start("idle", 1, options, database)) {
+            nodes.awaitBalanced();
+            nodes.open();
+            Thread.sleep(options.settleSeconds() * 1_000L);
+            NodeReport before = awaitReport(nodes);
+            long transactionsBefore = database.transactionCount();
+            CpuUsage.Snapshot cpuBefore = CpuUsage.take(nodes.nodes());
+            System.out.printf("  watching the idle node for %d s%n", options.idleSeconds());
+            Thread.sleep(options.idleSeconds() * 1_000L);
+            NodeReport after = awaitReport(nodes);
+            long transactionsAfter = database.transactionCount();
+            CpuUsage.Snapshot cpuAfter = CpuUsage.take(nodes.nodes());
+            nodes.checkAlive();
+            nodes.stop();
+            double window = (after.writtenAtMicros() - before.writtenAtMicros()) / 1e6;
+            long statements = after.statementsTotal() - before.statementsTotal();
+            double perSecond = Stats.round(statements / window, 2);
+            Map<String, Object> byType = new LinkedHashMap<>();
+            after.statements().entrySet().stream()
+                    .map(entry -> Map.entry(entry.getKey(),
+                            entry.getValue() - before.statements().getOrDefault(entry.getKey(), 0L)))
+                    .filter(entry -> entry.getValue() > 0)
+                    .sorted((a, b) -> Long.compare(b.getValue(), a.getValue()))
+                    .forEach(entry -> byType.put(entry.getKey(), Stats.round(entry.getValue() / window, 2)));
+            Map<String, Object> result = new LinkedHashMap<>();
+            result.put("method", "JDBC statements executed through the node's DataSource (a counting wrapper installed"
+                    + " by a BeanPostProcessor), commits and rollbacks included; pg_stat_statements is not used");
+            result.put("windowSeconds", Stats.round(window, 3));
+            result.put("statements", statements);
+            result.put("queriesPerSecond", perSecond);
+            result.put("queriesPerSecondByType", byType);
+            double borrowsPerSecond = Stats.round((after.connectionsBorrowed() - before.connectionsBorrowed()) / window,
+                    2);
+            result.put("connectionsBorrowedPerSecond", borrowsPerSecond);
+            result.put("note", "HikariCP validates a connection idle for over 500 ms when it is borrowed"
+                    + " (isValid(): an empty query on PostgreSQL), below the counter: up to connectionsBorrowedPerSecond"
+                    + " more round trips per second");
+            result.put("pgStatDatabaseTransactionsPerSecond", transactionsBefore < 0 || transactionsAfter < 0 ? null
+                    : Stats.round((transactionsAfter - transactionsBefore) / window, 2));
+            result.put("cpu", CpuUsage.between(cpuBefore, cpuAfter));
+            result.put("nodeProcesses", nodes.describe());
+            StringBuilder types = new StringBuilder();
+            byType.forEach((type, rate) -> types.append(types.length() == 0 ? "" : ", ").append(type).append(' ')
+                    .append(rate));
+            table.row("idle, 1 instance, " + options.idleSeconds() + " s",
+                    perSecond + " statements/s (" + types + "); " + borrowsPerSecond + " pool borrows/s", "", "");
+            System.out.printf("  %.2f statements/s: %s; %.2f pool borrows/s%n", perSecond, types, borrowsPerSecond);
+            return result;
+        }
+    }
+
+    private static NodeReport awaitReport(NodeGroup nodes) throws InterruptedException {
+        for (int attempt = 0; attempt < 100; attempt++) {
+            NodeReport report = nodes.reports().get(0);
+            if (report != null && BenchClock.nowMicros() - report.writtenAtMicros() < 1_000_000) {
+                return report;
+            }
+            Thread.sleep(100);
+        }
+        throw new IllegalStateException("the idle node wrote no report for 10 s");
+    }
+
+    // ---- reporting -------------------------------------------------------------------------------------------------
+
+    /** Each drain rate as a fraction of the reference's update rate. */
+    @SuppressWarnings("unchecked")
+    private void addRatios(Map<String, Object> measurements) {
+        Object reference = ((Map<String, Object>) measurements.get("dbLimit")).get("updateRecordsPerSecond");
+        for (String drain : List.of("drain1", "drain2")) {
+            Map<String, Object> measurement = (Map<String, Object>) measurements.get(drain);
+            if (reference instanceof Double limit && limit > 0
+                    && measurement.get("recordsPerSecond") instanceof Double rate) {
+                double ratio = Stats.round(rate / limit, 3);
+                measurement.put("ratioToDbLimitUpdate", ratio);
+                table.ratio(drain.equals("drain1") ? "drain, 1 instance" : "drain, 2 instances",
+                        String.format("%.2f×", ratio));
+            }
+        }
+    }
+
+    /**
+     * The console is for the benchmark's own lines: WARN and above only, also for what logs before the write side's
+     * Spring Boot context sets {@code logging.level.root=WARN} (the connection pool, Liquibase).
+     */
+    private static void quietLogging() {
+        if (LoggerFactory.getILoggerFactory() instanceof LoggerContext context) {
+            context.getLogger(org.slf4j.Logger.ROOT_LOGGER_NAME).setLevel(Level.WARN);
+        }
+    }
+
+    private static Map<String, Object> environment() {
+        Map<String, Object> environment = new LinkedHashMap<>();
+        environment.put("nproc", Runtime.getRuntime().availableProcessors());
+        environment.put("jdk", System.getProperty("java.version") + " (" + System.getProperty("java.vm.name") + ", "
+                + System.getProperty("java.vendor") + ")");
+        environment.put("os", System.getProperty("os.name") + " " + System.getProperty("os.version") + " "
+                + System.getProperty("os.arch"));
+        environment.put("startedAt", Instant.now().toString());
+        return environment;
+    }
+
+    private static Map<String, Object> settings(JdbcTemplate jdbc) {
+        Map<String, Object> settings = new LinkedHashMap<>();
+        for (String name : List.of("synchronous_commit", "fsync", "shared_buffers", "max_connections",
+                "wal_level", "checkpoint_timeout", "max_wal_size", "autovacuum")) {
+            settings.put(name, jdbc.queryForObject("SELECT current_setting(?)", String.class, name));
+        }
+        return settings;
+    }
+
+    private static Map<String, Object> nodeSettings(BenchmarkOptions options, BenchDatabase database) {
+        Map<String, Object> settings = new LinkedHashMap<>();
+        settings.put("outbox", "the library's defaults except outbox.instance.id; see properties");
+        settings.put("jvmOptions", options.nodeJvmOptions());
+        List<String> properties = NodeGroup.nodeProperties("node-N", Path.of("<phase>.go"),
+                Path.of("<phase>-node-N.report.json"), options, database).stream()
+                .map(property -> property.startsWith("spring.datasource.password=")
+                        ? "spring.datasource.password=<hidden>" : property)
+                .toList();
+        settings.put("properties", properties);
+        settings.put("handler", "no-op; notes each call in memory, a writer thread inserts them into the UNLOGGED"
+                + " table bench_handled every 100 ms as one JDBC batch per transaction on its own connection");
+        settings.put("startGate", "findDue returns nothing until the driver's go file exists (a proxy of the"
+                + " library's RecordStore bean); then the processor is woken");
+        return settings;
+    }
+
+    private static void writeJson(Path out, Map<String, Object> result) {
+        try {
+            if (out.getParent() != null) {
+                Files.createDirectories(out.getParent());
+            }
+            String json = JsonMapper.builder().build().writerWithDefaultPrettyPrinter().writeValueAsString(result);
+            Files.writeString(out, json + "\n", StandardCharsets.UTF_8);
+        } catch (IOException e) {
+            throw new UncheckedIOException("Could not write " + out, e);
+        }
+    }
+
+    private static String perInstance(Map<String, Long> calls) {
+        StringBuilder text = new StringBuilder();
+        calls.forEach((id, count) -> text.append(text.length() == 0 ? "" : " / ").append(id).append(' ')
+                .append(count(count)));
+        return text.toString();
+    }
+
+    private static String count(long value) {
+        return String.format("%,d", value);
+    }
+
+    private static String secs(double seconds) {
+        return String.format("%.1f s", seconds);
+    }
+
+    private static String perSecond(double rate) {
+        return String.format("%,.0f rec/s", rate);
+    }
+
+    private static String ms(@Nullable Object millis) {
+        return millis instanceof Double value ? String.format(value < 100 ? "%,.1f ms" : "%,.0f ms", value) : "n/a";
+    }
+}

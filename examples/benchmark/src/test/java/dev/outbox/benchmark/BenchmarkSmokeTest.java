@@ -1,0 +1,126 @@
+package dev.outbox.benchmark;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
+
+/**
+ * Runs the whole benchmark, driver in this JVM and nodes as JVMs of their own, with tiny parameters, so that the build
+ * keeps it working: every measurement must be in the JSON, without duplicates, order violations or missing records.
+ *
+ * <p>PostgreSQL as in the rest of the project: {@code OUTBOX_TEST_POSTGRES_URL} (with {@code OUTBOX_TEST_POSTGRES_USER}
+ * and {@code OUTBOX_TEST_POSTGRES_PASSWORD}) when set, else {@code jdbc:postgresql://127.0.0.1:5432/test} as
+ * {@code postgres}. Without an answering server the test is skipped, or fails when {@code OUTBOX_TEST_REQUIRE_DB=true}.
+ */
+class BenchmarkSmokeTest {
+
+    private static final Path OUT = Path.of("target", "benchmark-smoke", "benchmark.json");
+
+    @Test
+    @Timeout(value = 240, unit = TimeUnit.SECONDS)
+    void everyMeasurementRunsAndEveryCheckHolds() throws Exception {
+        String url = env("OUTBOX_TEST_POSTGRES_URL", BenchmarkOptions.DEFAULT_URL);
+        String user = env("OUTBOX_TEST_POSTGRES_USER", "postgres");
+        String password = env("OUTBOX_TEST_POSTGRES_PASSWORD", "");
+        requireDatabase(url, user, password);
+
+        BenchmarkDriver.Outcome outcome = BenchmarkDriver.run(BenchmarkOptions.parse(new String[] {
+                "--url=" + url, "--user=" + user, "--password=" + password,
+                "--records=2000", "--aggregates=200",
+                "--latency-seconds=3", "--latency-rate=100", "--warmup-seconds=1",
+                "--idle-seconds=3", "--settle-seconds=1",
+                "--drain-timeout-seconds=60",
+                "--out=" + OUT,
+                // Not measuring here: quicker JVM start-up for the seven node JVMs.
+                "--node-jvm-option=-Xmx256m", "--node-jvm-option=-XX:TieredStopAtLevel=1",
+                "--node-jvm-option=-XX:+UseSerialGC"}));
+
+        JsonNode json = JsonMapper.builder().build().readTree(OUT.toFile());
+        assertThat(json.path("environment").path("nproc").asInt()).isPositive();
+        assertThat(json.path("environment").path("jdk").asString()).isNotBlank();
+        assertThat(json.path("environment").path("postgres").asString()).contains("PostgreSQL");
+        assertThat(json.path("parameters").path("records").asInt()).isEqualTo(2000);
+        assertThat(json.path("totalSeconds").asDouble()).isPositive();
+
+        JsonNode measurements = json.path("measurements");
+        for (String name : List.of("dbLimit", "drain1", "drain2", "latency1", "latency2", "idle")) {
+            assertThat(measurements.has(name)).as(name).isTrue();
+            assertThat(measurements.path(name).has("error")).as(name + ": " + measurements.path(name).path("error"))
+                    .isFalse();
+        }
+
+        JsonNode limit = measurements.path("dbLimit");
+        assertThat(limit.path("insertRecordsPerSecond").asDouble()).isPositive();
+        assertThat(limit.path("updateRecordsPerSecond").asDouble()).isPositive();
+
+        for (String name : List.of("drain1", "drain2")) {
+            JsonNode drain = measurements.path(name);
+            assertThat(drain.path("write").path("recordsPerSecond").asDouble()).as(name).isPositive();
+            assertThat(drain.path("recordsPerSecond").asDouble()).as(name).isPositive();
+            assertThat(drain.path("ratioToDbLimitUpdate").asDouble()).as(name).isPositive();
+            assertThat(drain.path("statusCounts").path("COMPLETED").asLong()).as(name).isEqualTo(2000);
+            assertChecksHold(name, drain.path("checks"), 2000);
+        }
+        assertThat(measurements.path("drain2").path("checks").path("callsPerInstance").propertyNames())
+                .containsExactlyInAnyOrder("node-1", "node-2");
+
+        for (String name : List.of("latency1", "latency2")) {
+            JsonNode latency = measurements.path(name);
+            assertThat(latency.path("recordsProduced").asInt()).as(name).isEqualTo(300);
+            assertThat(latency.path("recordsMeasured").asInt()).as(name).isEqualTo(200);
+            JsonNode stats = latency.path("commitToHandlerLatency");
+            for (String field : List.of("p50Ms", "p95Ms", "p99Ms", "maxMs")) {
+                assertThat(stats.has(field)).as(name + "." + field).isTrue();
+            }
+            assertThat(stats.path("p50Ms").asDouble()).isLessThanOrEqualTo(stats.path("maxMs").asDouble());
+            assertThat(latency.has("maxBacklog")).as(name).isTrue();
+            assertChecksHold(name, latency.path("checks"), 300);
+        }
+
+        JsonNode idle = measurements.path("idle");
+        assertThat(idle.path("queriesPerSecond").asDouble()).isPositive();
+        assertThat(idle.path("queriesPerSecondByType").propertyNames()).isNotEmpty();
+
+        assertThat(outcome.exitCode()).isZero();
+    }
+
+    private static void assertChecksHold(String name, JsonNode checks, long records) {
+        assertThat(checks.path("duplicates").asLong()).as(name + " duplicates").isZero();
+        assertThat(checks.path("orderViolations").asLong()).as(name + " order violations: "
+                + checks.path("violationExamples")).isZero();
+        assertThat(checks.path("missing").asLong()).as(name + " missing").isZero();
+        assertThat(checks.path("distinctRecords").asLong()).as(name + " handled").isEqualTo(records);
+    }
+
+    private static void requireDatabase(String url, String user, String password) {
+        String problem;
+        try (Connection connection = BenchDatabase.connect(url, user, password)) {
+            if (connection.isValid(3)) {
+                return;
+            }
+            problem = "connection not valid";
+        } catch (SQLException e) {
+            problem = e.getMessage();
+        }
+        String message = "No PostgreSQL at " + url + " as " + user + " (" + problem + "); set OUTBOX_TEST_POSTGRES_URL"
+                + " (and OUTBOX_TEST_POSTGRES_USER, OUTBOX_TEST_POSTGRES_PASSWORD) to one that may CREATE DATABASE";
+        if ("true".equalsIgnoreCase(System.getenv("OUTBOX_TEST_REQUIRE_DB"))) {
+            throw new IllegalStateException(message);
+        }
+        Assumptions.abort(message);
+    }
+
+    private static String env(String name, String fallback) {
+        String value = System.getenv(name);
+        return value == null || value.isBlank() ? fallback : value.trim();
+    }
+}

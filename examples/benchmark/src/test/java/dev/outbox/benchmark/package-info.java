@@ -1,0 +1,4 @@
+@NullMarked
+package dev.outbox.benchmark;
+
+import org.jspecify.annotations.NullMarked;
