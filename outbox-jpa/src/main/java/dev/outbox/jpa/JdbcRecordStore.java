@@ -7,6 +7,8 @@ import dev.outbox.jpa.dialect.SqlStatements;
 import dev.outbox.partition.OwnedPartitions;
 import dev.outbox.spi.DueRecordsQuery;
 import dev.outbox.spi.RecordStore;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Instant;
@@ -119,10 +121,11 @@ public final class JdbcRecordStore implements RecordStore {
         if (records.size() == 1) {
             return update(statement, records.get(0), parameters.apply(records.get(0))) ? List.of() : records;
         }
-        // Fenced or not by the first record: records of one batch come from one partition under one epoch.
+        // Fenced or not by the first record: one processor delivers either every record under an epoch or none.
         String sql = statement.sqlFor(records.get(0));
         List<Object[]> rows = records.stream().map(record -> withFence(record, parameters.apply(record))).toList();
-        int[] counts = jdbc.batchUpdate(sql, rows);
+        int[] counts = Objects.requireNonNull(jdbc.execute((Connection connection) -> inOneTransaction(connection,
+                sql, rows)));
         List<OutboxRecord> notChanged = new ArrayList<>();
         for (int i = 0; i < counts.length; i++) {
             if (counts[i] != 1 && counts[i] != java.sql.Statement.SUCCESS_NO_INFO) {
@@ -130,6 +133,37 @@ public final class JdbcRecordStore implements RecordStore {
             }
         }
         return notChanged;
+    }
+
+    /** One commit for the whole batch, not one per statement: the commits, not the statements, are the cost. */
+    private static int[] inOneTransaction(Connection connection, String sql, List<Object[]> rows)
+            throws SQLException {
+        boolean autoCommit = connection.getAutoCommit();
+        if (autoCommit) {
+            connection.setAutoCommit(false);
+        }
+        try (PreparedStatement statement = connection.prepareStatement(sql)) {
+            for (Object[] row : rows) {
+                for (int i = 0; i < row.length; i++) {
+                    statement.setObject(i + 1, row[i]);
+                }
+                statement.addBatch();
+            }
+            int[] counts = statement.executeBatch();
+            if (autoCommit) {
+                connection.commit();
+            }
+            return counts;
+        } catch (SQLException | RuntimeException e) {
+            if (autoCommit) {
+                connection.rollback();
+            }
+            throw e;
+        } finally {
+            if (autoCommit) {
+                connection.setAutoCommit(true);
+            }
+        }
     }
 
     private Object[] withFence(OutboxRecord record, Object[] parameters) {
