@@ -18,12 +18,15 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
+import dev.outbox.Outbox;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInfo;
 import org.junit.jupiter.api.Timeout;
 import org.springframework.boot.WebApplicationType;
 import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.transaction.PlatformTransactionManager;
+import org.springframework.transaction.support.TransactionTemplate;
 
 /**
  * The quick version of the cluster tests: three application contexts of {@link ClusterNodeApplication} in the test
@@ -74,23 +77,97 @@ class ClusterInProcessTest {
         }
     }
 
+    /**
+     * Records written through the library while partitions move twice (node-3 joins, node-1 leaves): the writer's
+     * NOTIFY, the wake-up after a claim and the quick polls that follow activity may all trigger fetches at any moment,
+     * and with an hour-long poll interval nothing else does. Every record must still be handled exactly once, in its
+     * aggregate's order, and only owners may store outcomes.
+     */
+    @Test
+    void wakeUpsNeverDeliverTwiceOrOutOfOrderWhilePartitionsMove(TestInfo test) {
+        try (ClusterHarness cluster = ClusterHarness.create(name(test));
+                InProcessNodes nodes = new InProcessNodes(cluster, "outbox.poll-interval=1h")) {
+            nodes.start("node-1", "node-2");
+            cluster.awaitBalanced("node-1", "node-2");
+            nodes.startWriter("writer");
+            Outbox outbox = nodes.context("writer").getBean(Outbox.class);
+            TransactionTemplate transactions = new TransactionTemplate(
+                    nodes.context("writer").getBean(PlatformTransactionManager.class));
+
+            int written = 0;
+            for (int round = 0; round < 30; round++) {
+                if (round == 10) {
+                    nodes.start("node-3");
+                }
+                if (round == 20) {
+                    nodes.close("node-1");
+                }
+                int first = written;
+                transactions.executeWithoutResult(status -> {
+                    for (int n = first; n < first + 50; n++) {
+                        outbox.schedule(Map.of("n", n), "aggregate-" + (n % 40));
+                    }
+                });
+                written += 50;
+            }
+            long expected = written;
+            org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(120)).pollInterval(Duration.ofMillis(200))
+                    .until(() -> cluster.statusCounts().getOrDefault("COMPLETED", 0L) == expected);
+
+            report(test, "%d records written while node-3 joined and node-1 left; handler calls %s; partitions %s",
+                    expected, cluster.handlerCallsPerInstance(), cluster.partitionTable());
+            assertThat(cluster.distinctRecordsHandled()).isEqualTo(expected);
+            assertThat(cluster.duplicates()).as("records handled twice").isEmpty();
+            assertThat(cluster.orderViolations()).as("per-aggregate order").isEmpty();
+            assertThat(cluster.statusWritesByNonOwners()).as("status writes by non-owners").isEmpty();
+        }
+    }
+
     /** The application contexts of the test; closes those still open. */
     private static final class InProcessNodes implements AutoCloseable {
 
         private final ClusterHarness cluster;
+        private final List<String> overrides;
         private final Map<String, ConfigurableApplicationContext> contexts = new LinkedHashMap<>();
 
-        InProcessNodes(ClusterHarness cluster) {
+        InProcessNodes(ClusterHarness cluster, String... overrides) {
             this.cluster = cluster;
+            this.overrides = List.of(overrides);
         }
 
         void start(String... instanceIds) {
             for (String instanceId : instanceIds) {
-                contexts.put(instanceId, new SpringApplicationBuilder(ClusterNodeApplication.class)
-                        .web(WebApplicationType.NONE)
-                        .properties(cluster.nodeProperties(instanceId).toArray(String[]::new))
-                        .run());
+                contexts.put(instanceId, run(instanceId));
             }
+        }
+
+        /** An application that only writes: no background processing, so no cluster membership. */
+        void startWriter(String instanceId) {
+            contexts.put(instanceId, run(instanceId, "outbox.processing.enabled=false"));
+        }
+
+        ConfigurableApplicationContext context(String instanceId) {
+            return contexts.get(instanceId);
+        }
+
+        /** The node properties, with this test's overrides taking precedence. */
+        private ConfigurableApplicationContext run(String instanceId, String... more) {
+            Map<String, String> properties = new LinkedHashMap<>();
+            cluster.nodeProperties(instanceId).forEach(property -> put(properties, property));
+            overrides.forEach(property -> put(properties, property));
+            for (String property : more) {
+                put(properties, property);
+            }
+            return new SpringApplicationBuilder(ClusterNodeApplication.class)
+                    .web(WebApplicationType.NONE)
+                    .properties(properties.entrySet().stream().map(e -> e.getKey() + "=" + e.getValue())
+                            .toArray(String[]::new))
+                    .run();
+        }
+
+        private static void put(Map<String, String> properties, String property) {
+            int equals = property.indexOf('=');
+            properties.put(property.substring(0, equals), property.substring(equals + 1));
         }
 
         /** Closes the context gracefully, as a shutdown does. */
