@@ -79,7 +79,7 @@ public final class ClusterCoordinator implements PartitionOwnership, AutoCloseab
     private @Nullable ScheduledExecutorService heartbeatThread;
     private @Nullable ScheduledExecutorService rebalanceThread;
     private long lastErrorLogNanos;
-    /** Rebalance-thread state: whether the last full rebalance left us holding exactly our target share. */
+    /** Rebalance-thread state: whether the last full rebalance found the whole table as the target has it. */
     private volatile boolean settled;
     private Map<String, InstanceStatus> lastMembership = Map.of();
     private int quietRounds;
@@ -232,9 +232,12 @@ public final class ClusterCoordinator implements PartitionOwnership, AutoCloseab
         if (claim(target, rows, liveIds) > 0) {
             partitionsGained.run();
         }
+        // Settled only once the whole table, as read this round, matches the target: while any instance still moves
+        // partitions the target itself can change (it favours current owners), so everyone keeps looking.
+        boolean tableMatchesTarget = rows.stream()
+                .allMatch(row -> java.util.Objects.equals(row.owner(), target.ownerOf(row.partition())));
         synchronized (this) {
-            settled = releasing.isEmpty() && held.keySet().equals(Set.copyOf(target.partitionsOf(instanceId)
-                    .stream().boxed().toList()));
+            settled = tableMatchesTarget && releasing.isEmpty();
         }
         logChanges(activeIds.size());
     }

@@ -176,6 +176,34 @@ class ClusterCoordinatorTest {
     }
 
     @Test
+    void aResumedInstanceAmongThreeGetsItsFullShareWithoutWaitingForTheSafetyNet() {
+        ClusterCoordinator a = coordinator("a");
+        ClusterCoordinator b = coordinator("b");
+        ClusterCoordinator c = coordinator("c");
+        converge(List.of(a, b, c));
+
+        // c is frozen past the stale timeout; a and b take everything over and settle.
+        for (int second = 0; second <= STALE.toSeconds(); second += 2) {
+            databaseClock.advance(HEARTBEAT);
+            advanceMonotonic("a", HEARTBEAT);
+            advanceMonotonic("b", HEARTBEAT);
+            round(a);
+            round(b);
+        }
+        assertThat(ownerCounts()).containsEntry("a", 128).containsEntry("b", 128);
+        advanceMonotonic("c", STALE.multipliedBy(2));
+
+        // While the others move partitions the target shifts (it favours current owners): nobody may settle early.
+        for (int i = 0; i < 5; i++) {
+            round(c);
+            round(a);
+            round(b);
+        }
+        assertThat(ownerCounts()).as("balanced within 5 rounds, not after 15").containsOnlyKeys("a", "b", "c")
+                .allSatisfy((id, count) -> assertThat(count).as(id).isBetween(85, 86));
+    }
+
+    @Test
     void anInstanceRestartedWithItsStableIdTakesItsOwnPartitionsBack() {
         ClusterCoordinator a = coordinator("a");
         ClusterCoordinator b = coordinator("b");
@@ -245,7 +273,8 @@ class ClusterCoordinatorTest {
             }
         };
         ClusterCoordinator a = builder("a").partitionStore(counting).build();
-        round(a);
+        round(a); // claims everything
+        round(a); // finds the table as the target has it: settled
         int afterFirst = tableReads.get();
 
         for (int i = 0; i < 10; i++) {
