@@ -235,7 +235,7 @@ public final class ClusterCoordinator implements PartitionOwnership, AutoCloseab
         // Settled only once the whole table, as read this round, matches the target: while any instance still moves
         // partitions the target itself can change (it favours current owners), so everyone keeps looking.
         boolean tableMatchesTarget = rows.stream()
-                .allMatch(row -> java.util.Objects.equals(row.owner(), target.ownerOf(row.partition())));
+                .allMatch(row -> Objects.equals(row.owner(), target.ownerOf(row.partition())));
         synchronized (this) {
             settled = tableMatchesTarget && releasing.isEmpty();
         }
