@@ -14,23 +14,24 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
-import java.util.concurrent.CancellationException;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ThreadFactory;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicIntegerArray;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
-import java.util.function.BooleanSupplier;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -40,13 +41,20 @@ import org.slf4j.LoggerFactory;
  * {@link OutboxRecordProcessor}, one aggregate at a time per worker, in sequence order, with retries.
  *
  * <p>Run it in the background with {@link #start()} and {@link #stop(Duration)}, or drive it by hand with
- * {@link #processDueRecords()} (tests, batch jobs). Passes never overlap: a manual pass waits for the background one.
+ * {@link #processDueRecords()} (tests, batch jobs).
+ *
+ * <p>The background loop is a pipeline: it fetches the next batch while the previous one is still being handled,
+ * skipping aggregates already in hand, and a single writer stores the completions of many aggregates in one
+ * transaction (group commit). An aggregate stays in hand until its outcomes are stored, so its later records are
+ * never fetched early. After a crash, the records handed over again are the ones in hand: at most twice
+ * {@link ProcessingOptions#batchSize()}.
  */
 public final class OutboxProcessor implements AutoCloseable {
 
     private static final Logger log = LoggerFactory.getLogger(OutboxProcessor.class);
     private static final Duration OUTAGE_LOG_INTERVAL = Duration.ofMinutes(1);
     private static final Duration FIRST_IDLE_WAIT = Duration.ofMillis(50);
+    private static final int MAX_COMPLETIONS_PER_WRITE = 1000;
 
     private final RecordStore store;
     private final OutboxRecordProcessor handler;
@@ -56,10 +64,18 @@ public final class OutboxProcessor implements AutoCloseable {
     private final Clock clock;
     private final ProcessingOptions options;
 
-    private final ReentrantLock passLock = new ReentrantLock();
+    private final @Nullable ThreadFactory workerThreadFactory;
+
     private final AtomicIntegerArray inFlight = new AtomicIntegerArray(PartitionHasher.PARTITION_COUNT);
-    private final ReentrantLock signalLock = new ReentrantLock();
-    private final Condition wakeUpSignal = signalLock.newCondition();
+    /** One fetch at a time: a fetch must know which aggregates were released while it read. */
+    private final ReentrantLock fetchLock = new ReentrantLock();
+    /** Guards the aggregates in hand and wake-ups; {@link #changed} signals both. */
+    private final ReentrantLock stateLock = new ReentrantLock();
+    private final Condition changed = stateLock.newCondition();
+    private final Map<String, AggregateWork> busyAggregates = new HashMap<>();
+    private @Nullable Set<String> releasedDuringFetch;
+    private int outstandingRecords;
+    private long releaseCount;
     private boolean wakeUpRequested;
 
     private final Object lifecycleMonitor = new Object();
@@ -67,7 +83,8 @@ public final class OutboxProcessor implements AutoCloseable {
     private volatile boolean stopping;
     private boolean closed;
     private @Nullable Thread poller;
-    private @Nullable ExecutorService workers;
+    private @Nullable Engine engine;
+    private @Nullable GroupCommitQueue<AggregateWork> completionWriter;
 
     private OutboxProcessor(Builder builder) {
         this.store = Objects.requireNonNull(builder.store, "OutboxProcessor.builder(): recordStore is required");
@@ -77,6 +94,7 @@ public final class OutboxProcessor implements AutoCloseable {
         this.listener = builder.listener;
         this.clock = builder.clock;
         this.options = builder.options;
+        this.workerThreadFactory = builder.workerThreadFactory;
     }
 
     public static Builder builder() {
@@ -171,23 +189,29 @@ public final class OutboxProcessor implements AutoCloseable {
     @Override
     public void close() {
         stop();
+        GroupCommitQueue<AggregateWork> writer;
         synchronized (lifecycleMonitor) {
             closed = true;
-            if (workers != null) {
-                workers.shutdown();
-                workers = null;
+            if (engine != null) {
+                engine.workers().shutdown();
+                engine = null;
             }
+            writer = completionWriter;
+            completionWriter = null;
+        }
+        if (writer != null) {
+            writer.close(joinMillis(options.shutdownTimeout()));
         }
     }
 
     /** Asks the background loop to look for due records now instead of at the end of its poll interval. */
     public void wakeUp() {
-        signalLock.lock();
+        stateLock.lock();
         try {
             wakeUpRequested = true;
-            wakeUpSignal.signalAll();
+            changed.signalAll();
         } finally {
-            signalLock.unlock();
+            stateLock.unlock();
         }
     }
 
@@ -201,70 +225,133 @@ public final class OutboxProcessor implements AutoCloseable {
 
     /**
      * Runs one pass in the calling thread: fetches up to {@code batch-size} due records of the owned partitions and
-     * handles them (different aggregates in parallel), waiting until all are done.
+     * handles them (different aggregates in parallel), waiting until all are done and their outcomes stored. Records
+     * of aggregates the background loop is handling at that moment are left to it.
      *
      * @return how many records were handed to the handler
      */
     public int processDueRecords() {
-        return runPass().handled();
+        Fetch fetch = fetchAndDispatch(options.batchSize());
+        int handled = 0;
+        for (AggregateWork work : fetch.dispatched()) {
+            try {
+                handled += work.outcome.get();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                fetch.dispatched().forEach(AggregateWork::abandon);
+                return handled;
+            } catch (ExecutionException e) {
+                log.error("Outbox processor: a worker failed unexpectedly", e.getCause());
+            }
+        }
+        return handled;
     }
 
-    private record Pass(int fetched, int handled) {
+    /**
+     * What one fetch did: rows read, and the aggregates handed to workers. Rows of aggregates already being handled
+     * are skipped; they are read again by a later fetch.
+     */
+    private record Fetch(int fetched, int skipped, List<AggregateWork> dispatched) {
+        static final Fetch NONE = new Fetch(0, 0, List.of());
     }
 
-    private Pass runPass() {
-        passLock.lock();
+    /**
+     * Reads due records and hands each aggregate not already in hand to a worker. Fetches never overlap; records read
+     * by one fetch while another aggregate's outcome was being stored are only dispatched if that aggregate was not
+     * released meanwhile, since the rows read may predate its stored outcome.
+     */
+    private Fetch fetchAndDispatch(int limit) {
+        fetchLock.lock();
         try {
             OwnedPartitions owned = ownership.ownedPartitions();
             if (owned.isEmpty()) {
-                return new Pass(0, 0);
+                return Fetch.NONE;
             }
-            DueRecordsQuery query = new DueRecordsQuery(owned, clock.instant(), options.batchSize(),
-                    options.stopOnFirstFailure());
-            List<OutboxRecord> due = store.findDue(query).stream()
-                    .map(record -> record.withEpoch(owned.epochOf(record.getPartition())))
-                    .toList();
-            if (due.isEmpty()) {
-                return new Pass(0, 0);
+            DueRecordsQuery query = new DueRecordsQuery(owned, clock.instant(), limit, options.stopOnFirstFailure());
+            Set<String> releasedDuringFetch = new HashSet<>();
+            stateLock.lock();
+            try {
+                this.releasedDuringFetch = releasedDuringFetch;
+            } finally {
+                stateLock.unlock();
+            }
+            List<OutboxRecord> due;
+            try {
+                due = store.findDue(query);
+            } catch (RuntimeException | Error e) {
+                stopWatchingReleases();
+                throw e;
             }
             Map<String, List<OutboxRecord>> byAggregate = new LinkedHashMap<>();
             for (OutboxRecord record : due) {
-                byAggregate.computeIfAbsent(record.getAggregateId(), id -> new ArrayList<>()).add(record);
+                byAggregate.computeIfAbsent(record.getAggregateId(), id -> new ArrayList<>())
+                        .add(record.withEpoch(owned.epochOf(record.getPartition())));
             }
-            AtomicInteger handled = new AtomicInteger();
-            ExecutorService executor = workers();
-            AtomicBoolean cancelled = new AtomicBoolean();
-            // True once stop() gave up on this pass (shutdownNow) or its caller was interrupted: handlers are then
-            // interrupted on purpose, which is not a failure of their records.
-            BooleanSupplier abandoned = () -> cancelled.get() || executor.isShutdown();
-            List<Future<?>> futures = new ArrayList<>(byAggregate.size());
-            for (List<OutboxRecord> records : byAggregate.values()) {
-                futures.add(executor.submit(() -> processAggregate(records, handled, abandoned)));
+            Engine engine;
+            try {
+                engine = engine();
+            } catch (RuntimeException e) {
+                stopWatchingReleases();
+                throw e;
             }
-            awaitAll(futures, cancelled);
-            return new Pass(due.size(), handled.get());
+            List<AggregateWork> dispatched = new ArrayList<>(byAggregate.size());
+            int skipped = 0;
+            stateLock.lock();
+            try {
+                // Releases are watched until this decision, not just until the query returned.
+                this.releasedDuringFetch = null;
+                for (Map.Entry<String, List<OutboxRecord>> aggregate : byAggregate.entrySet()) {
+                    if (busyAggregates.containsKey(aggregate.getKey())
+                            || releasedDuringFetch.contains(aggregate.getKey())) {
+                        skipped += aggregate.getValue().size();
+                        continue;
+                    }
+                    AggregateWork work = new AggregateWork(aggregate.getKey(), aggregate.getValue(), engine);
+                    busyAggregates.put(work.aggregateId, work);
+                    outstandingRecords += work.records.size();
+                    // Counted before the ownership checks: a coordinator that takes the partition away and then sees
+                    // nothing in flight knows that no record of it will start, and that every outcome is stored.
+                    inFlight.incrementAndGet(work.partition);
+                    dispatched.add(work);
+                }
+            } finally {
+                stateLock.unlock();
+            }
+            for (AggregateWork work : dispatched) {
+                try {
+                    engine.workers.execute(work);
+                } catch (RejectedExecutionException e) {
+                    release(work); // stop() gave up on the workers meanwhile; the records stay NEW
+                }
+            }
+            return new Fetch(due.size(), skipped, dispatched);
         } finally {
-            passLock.unlock();
+            fetchLock.unlock();
+        }
+    }
+
+    private void stopWatchingReleases() {
+        stateLock.lock();
+        try {
+            releasedDuringFetch = null;
+        } finally {
+            stateLock.unlock();
         }
     }
 
     /**
-     * Handles the due records of one aggregate in order. Completions are stored together, in one round trip, when the
-     * records are done or before a failure is stored; if that write fails the records stay NEW and run again later.
+     * Handles the due records of one aggregate in order. Its completions go to the group-commit writer, which stores
+     * them with other aggregates' in one transaction and only then releases the aggregate; before a failure is stored,
+     * the completions ahead of it are stored directly. If a write fails the records stay NEW and run again later.
      */
-    private void processAggregate(List<OutboxRecord> records, AtomicInteger handled, BooleanSupplier abandoned) {
-        int partition = records.get(0).getPartition();
-        // Counted before the ownership checks: a coordinator that takes the partition away and then sees nothing in
-        // flight knows that no record of it will start, and that every outcome has been stored.
-        inFlight.incrementAndGet(partition);
-        List<Completion> completions = new ArrayList<>(records.size());
+    private void processAggregate(AggregateWork work) {
+        List<Completion> completions = new ArrayList<>(work.records.size());
         try {
-            for (OutboxRecord record : records) {
-                if (stopping || abandoned.getAsBoolean() || Thread.currentThread().isInterrupted()
-                        || !stillOwned(record)) {
-                    return;
+            for (OutboxRecord record : work.records) {
+                if (stopping || work.isAbandoned() || Thread.currentThread().isInterrupted() || !stillOwned(record)) {
+                    break;
                 }
-                handled.incrementAndGet();
+                work.handled++;
                 long started = System.nanoTime();
                 Throwable failure = invoke(record);
                 Duration handlerTime = Duration.ofNanos(System.nanoTime() - started);
@@ -272,36 +359,50 @@ public final class OutboxProcessor implements AutoCloseable {
                     completions.add(new Completion(record, handlerTime));
                     continue;
                 }
-                if (abandoned.getAsBoolean()) {
+                if (work.isAbandoned()) {
                     // Interrupted by stop(): the record stays NEW as it was and is processed again later.
                     log.info("Outbox record {} was interrupted by shutdown; it stays NEW and will be processed again",
                             record.getId());
-                    return;
+                    break;
                 }
                 storeCompletions(completions);
+                completions.clear();
                 storeFailure(record, failure, handlerTime);
                 if (options.stopOnFirstFailure()) {
-                    return;
+                    break;
                 }
             }
         } catch (RuntimeException e) {
             // An outcome could not be stored; the record stays NEW and is handled again later.
             log.warn("Outbox aggregate {}: could not store an outcome; its records will be processed again",
-                    records.get(0).getAggregateId(), e);
+                    work.aggregateId, e);
             completions.clear();
-        } finally {
-            try {
-                storeCompletions(completions);
-            } catch (RuntimeException e) {
-                log.warn("Outbox aggregate {}: could not store {} completion(s); the records will be processed again",
-                        records.get(0).getAggregateId(), completions.size(), e);
-            } finally {
-                inFlight.decrementAndGet(partition);
-            }
+        }
+        if (completions.isEmpty()) {
+            release(work);
+        } else {
+            work.completions = completions;
+            work.engine.completionWriter.add(work);
         }
     }
 
-    /** A record its handler completed, waiting to be stored with the others of its aggregate. */
+    /** Runs in the group-commit writer: stores the completions of many aggregates at once, then releases them. */
+    private void storeCompletionsOf(List<AggregateWork> group) {
+        List<Completion> completions = new ArrayList<>();
+        for (AggregateWork work : group) {
+            completions.addAll(work.completions);
+        }
+        try {
+            storeCompletions(completions);
+        } catch (RuntimeException e) {
+            log.warn("Outbox processor: could not store {} completion(s) of {} aggregate(s); the records will be "
+                    + "processed again", completions.size(), group.size(), e);
+        } finally {
+            group.forEach(this::release);
+        }
+    }
+
+    /** A record its handler completed, waiting to be stored. */
     private record Completion(OutboxRecord record, Duration handlerTime) {
     }
 
@@ -318,7 +419,7 @@ public final class OutboxProcessor implements AutoCloseable {
         }
     }
 
-    /** Stores the completions in one round trip (deleting the rows instead when so configured) and empties the list. */
+    /** Stores the completions in one round trip and one transaction (deleting the rows instead when so configured). */
     private void storeCompletions(List<Completion> completions) {
         if (completions.isEmpty()) {
             return;
@@ -327,14 +428,35 @@ public final class OutboxProcessor implements AutoCloseable {
         List<OutboxRecord> rejected = options.deleteCompletedRecords()
                 ? store.deleteCompleted(records)
                 : store.markCompleted(records, clock.instant());
+        Set<OutboxRecord> notStored = rejected.isEmpty() ? Set.of() : new HashSet<>(rejected);
         for (Completion completion : completions) {
-            if (rejected.contains(completion.record())) {
+            if (notStored.contains(completion.record())) {
                 rejected(completion.record());
             } else {
                 listener.onCompleted(completion.record(), completion.handlerTime());
             }
         }
-        completions.clear();
+    }
+
+    /** The aggregate's outcomes are stored (or given up): its later records may be fetched and dispatched again. */
+    private void release(AggregateWork work) {
+        if (!work.released.compareAndSet(false, true)) {
+            return;
+        }
+        stateLock.lock();
+        try {
+            busyAggregates.remove(work.aggregateId);
+            if (releasedDuringFetch != null) {
+                releasedDuringFetch.add(work.aggregateId);
+            }
+            outstandingRecords -= work.records.size();
+            releaseCount++;
+            changed.signalAll();
+        } finally {
+            stateLock.unlock();
+        }
+        inFlight.decrementAndGet(work.partition);
+        work.outcome.complete(work.handled);
     }
 
     private boolean stillOwned(OutboxRecord record) {
@@ -389,111 +511,216 @@ public final class OutboxProcessor implements AutoCloseable {
     }
 
     /**
-     * Polls soon after activity, when retries and records of writers that do not wake us are likeliest, then backs off
-     * by doubling to the poll interval, so an idle instance costs one query per poll interval.
+     * Keeps the pipeline full: fetches again as soon as the records in hand drop to half a batch, without waiting for
+     * the slowest aggregate. When nothing is due it polls soon after activity, when retries and records of writers
+     * that do not wake us are likeliest, then backs off by doubling to the poll interval, so an idle instance costs
+     * one query per poll interval.
      */
     private void runLoop() {
         Duration idleWait = options.pollInterval();
         Instant outageSince = null;
         Instant lastOutageLog = Instant.MIN;
-        while (running) {
-            Pass pass;
-            try {
-                pass = runPass();
-                if (outageSince != null) {
-                    log.info("Outbox processor: the record store answers again after {}",
-                            Duration.between(outageSince, Instant.now()));
-                    outageSince = null;
+        try {
+            while (running) {
+                int inHand = awaitRoomForAnotherBatch();
+                if (!running) {
+                    break;
                 }
-            } catch (RuntimeException e) {
-                Instant now = Instant.now();
-                if (outageSince == null) {
-                    outageSince = now;
-                    lastOutageLog = now;
-                    log.warn("Outbox processor: fetching due records failed; retrying every {}", options.pollInterval(),
-                            e);
-                } else if (Duration.between(lastOutageLog, now).compareTo(OUTAGE_LOG_INTERVAL) >= 0) {
-                    lastOutageLog = now;
-                    log.warn("Outbox processor: fetching due records still fails after {}: {}",
-                            Duration.between(outageSince, now), e.toString());
+                int limit = options.batchSize() + inHand;
+                Fetch fetch;
+                try {
+                    fetch = fetchAndDispatch(limit);
+                    if (outageSince != null) {
+                        log.info("Outbox processor: the record store answers again after {}",
+                                Duration.between(outageSince, Instant.now()));
+                        outageSince = null;
+                    }
+                } catch (RuntimeException e) {
+                    Instant now = Instant.now();
+                    if (outageSince == null) {
+                        outageSince = now;
+                        lastOutageLog = now;
+                        log.warn("Outbox processor: fetching due records failed; retrying every {}",
+                                options.pollInterval(), e);
+                    } else if (Duration.between(lastOutageLog, now).compareTo(OUTAGE_LOG_INTERVAL) >= 0) {
+                        lastOutageLog = now;
+                        log.warn("Outbox processor: fetching due records still fails after {}: {}",
+                                Duration.between(outageSince, now), e.toString());
+                    }
+                    awaitWakeUp(options.pollInterval(), false);
+                    continue;
+                } catch (Error e) {
+                    log.error("Outbox processor: unexpected error; continuing", e);
+                    awaitWakeUp(options.pollInterval(), false);
+                    continue;
                 }
-                awaitWakeUp(options.pollInterval());
-                continue;
-            } catch (Error e) {
-                log.error("Outbox processor: unexpected error; continuing", e);
-                awaitWakeUp(options.pollInterval());
-                continue;
+                if (fetch.dispatched().isEmpty() && fetch.skipped() > 0) {
+                    // Everything due belongs to aggregates in hand: fetch again once one of them is released.
+                    awaitWakeUp(options.pollInterval(), true);
+                } else if (fetch.fetched() >= limit) {
+                    idleWait = FIRST_IDLE_WAIT; // more may be waiting
+                } else if (fetch.skipped() > 0) {
+                    awaitWakeUp(FIRST_IDLE_WAIT, true); // later records of aggregates in hand are due
+                } else {
+                    idleWait = fetch.fetched() > 0 ? FIRST_IDLE_WAIT : min(idleWait.multipliedBy(2),
+                            options.pollInterval());
+                    awaitWakeUp(idleWait, false);
+                }
             }
-            if (pass.fetched() >= options.batchSize()) {
-                continue; // more may be waiting
+            awaitNothingInHand();
+        } finally {
+            synchronized (lifecycleMonitor) {
+                lifecycleMonitor.notifyAll();
             }
-            idleWait = pass.fetched() > 0 ? FIRST_IDLE_WAIT : idleWait.multipliedBy(2);
-            if (idleWait.compareTo(options.pollInterval()) > 0) {
-                idleWait = options.pollInterval();
-            }
-            awaitWakeUp(idleWait);
         }
     }
 
-    private void awaitWakeUp(Duration timeout) {
-        signalLock.lock();
+    private static Duration min(Duration a, Duration b) {
+        return a.compareTo(b) <= 0 ? a : b;
+    }
+
+    /**
+     * Waits while more than half a batch of records is in hand. Returns how many are.
+     */
+    private int awaitRoomForAnotherBatch() {
+        stateLock.lock();
         try {
+            while (running && outstandingRecords > options.batchSize() / 2) {
+                changed.await();
+            }
+            return outstandingRecords;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            running = false;
+            return outstandingRecords;
+        } finally {
+            stateLock.unlock();
+        }
+    }
+
+    /** Waits until every dispatched aggregate is released: handled, and its outcomes stored. */
+    private void awaitNothingInHand() {
+        stateLock.lock();
+        try {
+            while (outstandingRecords > 0) {
+                changed.await();
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } finally {
+            stateLock.unlock();
+        }
+    }
+
+    /** Waits for {@link #wakeUp()}, a stop, the timeout, or, when {@code orRelease}, an aggregate's release. */
+    private void awaitWakeUp(Duration timeout, boolean orRelease) {
+        stateLock.lock();
+        try {
+            long releases = releaseCount;
             long nanos = timeout.toNanos();
-            while (!wakeUpRequested && running && nanos > 0) {
-                nanos = wakeUpSignal.awaitNanos(nanos);
+            while (!wakeUpRequested && running && nanos > 0 && !(orRelease && releaseCount != releases)) {
+                nanos = changed.awaitNanos(nanos);
             }
             wakeUpRequested = false;
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
+            running = false;
         } finally {
-            signalLock.unlock();
+            stateLock.unlock();
         }
     }
 
-    private void awaitAll(List<Future<?>> futures, AtomicBoolean cancelled) {
-        for (Future<?> future : futures) {
-            try {
-                future.get();
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                cancelled.set(true);
-                futures.forEach(f -> f.cancel(true));
-                return;
-            } catch (ExecutionException e) {
-                log.error("Outbox processor: a worker failed unexpectedly", e.getCause());
-            } catch (CancellationException e) {
-                // cancelled by stop(); the records stay NEW
-            }
-        }
-    }
-
-    private ExecutorService workers() {
+    /** The worker pool and the completion writer, created on first use; the pool is replaced after an interrupt. */
+    private Engine engine() {
         synchronized (lifecycleMonitor) {
             if (closed) {
                 throw new IllegalStateException("OutboxProcessor is closed");
             }
-            if (workers == null) {
-                workers = Executors.newFixedThreadPool(options.concurrency(), new WorkerThreadFactory());
+            if (completionWriter == null) {
+                completionWriter = new GroupCommitQueue<>("outbox-completions", this::storeCompletionsOf,
+                        work -> work.records.size(), MAX_COMPLETIONS_PER_WRITE);
             }
-            return workers;
+            if (engine == null) {
+                ExecutorService pool = Executors.newFixedThreadPool(options.concurrency(),
+                        new WorkerThreadFactory(workerThreadFactory));
+                engine = new Engine(pool, completionWriter);
+            }
+            return engine;
         }
     }
 
+    /** Interrupts running handlers and releases the aggregates whose work never started. */
     private void interruptWorkers() {
+        Engine interrupted;
         synchronized (lifecycleMonitor) {
-            if (workers != null) {
-                workers.shutdownNow();
-                workers = null;
+            interrupted = engine;
+            engine = null;
+        }
+        if (interrupted != null) {
+            for (Runnable neverStarted : interrupted.workers.shutdownNow()) {
+                release((AggregateWork) neverStarted);
+            }
+        }
+    }
+
+    /** Workers and the writer they hand completions to. A pool that was shut down marks its work abandoned. */
+    private record Engine(ExecutorService workers, GroupCommitQueue<AggregateWork> completionWriter) {
+    }
+
+    /** The records of one aggregate from one fetch, handled by one worker in order. */
+    private final class AggregateWork implements Runnable {
+        final String aggregateId;
+        final List<OutboxRecord> records;
+        final int partition;
+        final Engine engine;
+        final CompletableFuture<Integer> outcome = new CompletableFuture<>();
+        final AtomicBoolean released = new AtomicBoolean();
+        volatile boolean abandoned;
+        int handled;
+        List<Completion> completions = List.of();
+
+        AggregateWork(String aggregateId, List<OutboxRecord> records, Engine engine) {
+            this.aggregateId = aggregateId;
+            this.records = records;
+            this.partition = records.get(0).getPartition();
+            this.engine = engine;
+        }
+
+        /**
+         * True once stop() gave up on the workers (shutdownNow) or a manual pass's caller was interrupted: handlers
+         * are then interrupted on purpose, which is not a failure of their records.
+         */
+        boolean isAbandoned() {
+            return abandoned || engine.workers.isShutdown();
+        }
+
+        void abandon() {
+            abandoned = true;
+        }
+
+        @Override
+        public void run() {
+            try {
+                processAggregate(this);
+            } catch (RuntimeException | Error e) {
+                log.error("Outbox processor: a worker failed unexpectedly", e);
+                release(this);
             }
         }
     }
 
     private static final class WorkerThreadFactory implements ThreadFactory {
+        private final ThreadFactory threads;
         private final AtomicInteger count = new AtomicInteger();
+
+        WorkerThreadFactory(@Nullable ThreadFactory threads) {
+            this.threads = threads == null ? Executors.defaultThreadFactory() : threads;
+        }
 
         @Override
         public Thread newThread(Runnable task) {
-            Thread thread = new Thread(task, "outbox-worker-" + count.incrementAndGet());
+            Thread thread = threads.newThread(task);
+            thread.setName("outbox-worker-" + count.incrementAndGet());
             thread.setDaemon(true);
             return thread;
         }
@@ -510,6 +737,7 @@ public final class OutboxProcessor implements AutoCloseable {
         private OutboxListener listener = OutboxListener.NOOP;
         private Clock clock = Clock.systemUTC();
         private ProcessingOptions options = ProcessingOptions.defaults();
+        private @Nullable ThreadFactory workerThreadFactory;
 
         private Builder() {
         }
@@ -548,6 +776,15 @@ public final class OutboxProcessor implements AutoCloseable {
 
         public Builder options(ProcessingOptions options) {
             this.options = Objects.requireNonNull(options, "options");
+            return this;
+        }
+
+        /**
+         * Where worker threads come from, e.g. a virtual-thread factory on Java 21+. Default: platform threads.
+         * Whatever the factory, at most {@link ProcessingOptions#concurrency()} aggregates are handled at once.
+         */
+        public Builder workerThreadFactory(ThreadFactory workerThreadFactory) {
+            this.workerThreadFactory = Objects.requireNonNull(workerThreadFactory, "workerThreadFactory");
             return this;
         }
 

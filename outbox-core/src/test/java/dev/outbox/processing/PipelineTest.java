@@ -1,0 +1,207 @@
+package dev.outbox.processing;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.outbox.OutboxRecord;
+import dev.outbox.OutboxRecordStatus;
+import dev.outbox.partition.PartitionHasher;
+import dev.outbox.spi.DueRecordsQuery;
+import dev.outbox.spi.RecordStore;
+import dev.outbox.testing.InMemoryRecordStore;
+import dev.outbox.testing.MutableClock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/** The background loop as a pipeline: group commit of completions, no waiting for the slowest aggregate, no re-reads. */
+class PipelineTest {
+
+    private static final Duration PATIENCE = Duration.ofSeconds(30);
+
+    private final MutableClock clock = MutableClock.startingNow();
+    private final InMemoryRecordStore records = new InMemoryRecordStore();
+    private final Map<String, AtomicInteger> callsPerRecord = new ConcurrentHashMap<>();
+    private final List<OutboxProcessor> processors = new ArrayList<>();
+
+    @AfterEach
+    void closeProcessors() {
+        processors.forEach(OutboxProcessor::close);
+    }
+
+    @Test
+    void completionsHandledWhileAWriteIsUnderwayAreStoredTogetherInTheNextWrite() throws Exception {
+        CountDownLatch firstWriteMayFinish = new CountDownLatch(1);
+        List<Integer> writeSizes = new CopyOnWriteArrayList<>();
+        RecordStore store = new DelegatingStore(records) {
+            @Override
+            public List<OutboxRecord> markCompleted(List<OutboxRecord> batch, Instant completedAt) {
+                writeSizes.add(batch.size());
+                if (writeSizes.size() == 1) {
+                    pass(firstWriteMayFinish);
+                }
+                return super.markCompleted(batch, completedAt);
+            }
+        };
+        for (int i = 0; i < 9; i++) {
+            save("aggregate-" + i);
+        }
+        OutboxProcessor processor = processor(store, ProcessingOptions.defaults().withConcurrency(4));
+
+        Thread pass = new Thread(processor::processDueRecords);
+        pass.start();
+        await().atMost(PATIENCE).until(() -> totalCalls() == 9 && writeSizes.size() == 1);
+        firstWriteMayFinish.countDown();
+        pass.join(PATIENCE.toMillis());
+
+        assertThat(records.countByStatus(OutboxRecordStatus.COMPLETED)).isEqualTo(9);
+        assertThat(writeSizes).as("one write already underway, then one for everything handled meanwhile")
+                .hasSize(2);
+        assertThat(writeSizes.get(0) + writeSizes.get(1)).isEqualTo(9);
+    }
+
+    @Test
+    void aSlowAggregateDoesNotHoldBackTheNextBatches() throws Exception {
+        CountDownLatch slowMayFinish = new CountDownLatch(1);
+        save("slow");
+        for (int i = 0; i < 40; i++) {
+            save("fast-" + i);
+        }
+        OutboxProcessor processor = processor(records, record -> {
+            if (record.getAggregateId().equals("slow")) {
+                pass(slowMayFinish);
+            }
+        }, ProcessingOptions.defaults().withBatchSize(4).withConcurrency(2));
+
+        processor.start();
+        try {
+            await().atMost(PATIENCE).until(() -> records.countByStatus(OutboxRecordStatus.COMPLETED) == 40);
+            assertThat(records.countByStatus(OutboxRecordStatus.NEW)).as("the slow one, still in its handler")
+                    .isEqualTo(1);
+        } finally {
+            slowMayFinish.countDown();
+        }
+        await().atMost(PATIENCE).until(() -> records.countByStatus(OutboxRecordStatus.COMPLETED) == 41);
+        assertThat(callsPerRecord.values()).allSatisfy(calls -> assertThat(calls).hasValue(1));
+    }
+
+    @Test
+    void aFetchThatReadARecordBeforeItsCompletionWasStoredDoesNotHandItOverAgain() {
+        CountDownLatch handlerMayFinish = new CountDownLatch(1);
+        AtomicInteger fetches = new AtomicInteger();
+        OutboxRecord record = save("A");
+        int partition = record.getPartition();
+        OutboxProcessor[] processor = new OutboxProcessor[1];
+        RecordStore store = new DelegatingStore(records) {
+            @Override
+            public List<OutboxRecord> findDue(DueRecordsQuery query) {
+                List<OutboxRecord> due = super.findDue(query);
+                if (fetches.incrementAndGet() == 2) {
+                    // Read while A's record is still NEW and in hand; let it complete before this fetch returns.
+                    assertThat(due).extracting(OutboxRecord::getId).containsExactly(record.getId());
+                    handlerMayFinish.countDown();
+                    await().atMost(PATIENCE).until(() -> !processor[0].isHandling(partition));
+                }
+                return due;
+            }
+        };
+        processor[0] = processor(store, r -> pass(handlerMayFinish),
+                ProcessingOptions.defaults().withPollInterval(Duration.ofMillis(100)));
+
+        processor[0].start();
+        await().atMost(PATIENCE).until(() -> fetches.get() >= 4);
+
+        assertThat(records.findById(record.getId()).orElseThrow().getStatus()).isEqualTo(OutboxRecordStatus.COMPLETED);
+        assertThat(callsPerRecord.get(record.getId())).as("handler calls").hasValue(1);
+    }
+
+    private OutboxRecord save(String aggregateId) {
+        OutboxRecord record = OutboxRecord.builder().aggregateId(aggregateId).eventType("Test").payload("{}")
+                .build(clock);
+        records.save(record);
+        assertThat(record.getPartition()).isEqualTo(PartitionHasher.partitionOf(aggregateId));
+        return record;
+    }
+
+    private int totalCalls() {
+        return callsPerRecord.values().stream().mapToInt(AtomicInteger::get).sum();
+    }
+
+    private OutboxProcessor processor(RecordStore store, ProcessingOptions options) {
+        return processor(store, record -> { }, options);
+    }
+
+    private OutboxProcessor processor(RecordStore store, dev.outbox.OutboxRecordProcessor handler,
+            ProcessingOptions options) {
+        OutboxProcessor processor = OutboxProcessor.builder()
+                .recordStore(store)
+                .handler(record -> {
+                    callsPerRecord.computeIfAbsent(record.getId(), id -> new AtomicInteger()).incrementAndGet();
+                    handler.process(record);
+                })
+                .clock(clock)
+                .options(options.withShutdownTimeout(PATIENCE))
+                .build();
+        processors.add(processor);
+        return processor;
+    }
+
+    private static void pass(CountDownLatch latch) {
+        try {
+            if (!latch.await(PATIENCE.toSeconds(), TimeUnit.SECONDS)) {
+                throw new IllegalStateException("latch not released within " + PATIENCE);
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /** Passes everything to the in-memory store; tests override what they watch. */
+    private static class DelegatingStore implements RecordStore {
+        private final InMemoryRecordStore delegate;
+
+        DelegatingStore(InMemoryRecordStore delegate) {
+            this.delegate = delegate;
+        }
+
+        @Override
+        public List<OutboxRecord> findDue(DueRecordsQuery query) {
+            return delegate.findDue(query);
+        }
+
+        @Override
+        public boolean markCompleted(OutboxRecord record, Instant completedAt) {
+            return delegate.markCompleted(record, completedAt);
+        }
+
+        @Override
+        public List<OutboxRecord> markCompleted(List<OutboxRecord> batch, Instant completedAt) {
+            return delegate.markCompleted(batch, completedAt);
+        }
+
+        @Override
+        public boolean deleteCompleted(OutboxRecord record) {
+            return delegate.deleteCompleted(record);
+        }
+
+        @Override
+        public boolean scheduleRetry(OutboxRecord record, int retryCount, Instant nextRetryAt, String lastError) {
+            return delegate.scheduleRetry(record, retryCount, nextRetryAt, lastError);
+        }
+
+        @Override
+        public boolean markFailed(OutboxRecord record, int retryCount, String lastError) {
+            return delegate.markFailed(record, retryCount, lastError);
+        }
+    }
+}
