@@ -522,11 +522,13 @@ public final class OutboxProcessor implements AutoCloseable {
         Instant lastOutageLog = Instant.MIN;
         try {
             while (running) {
-                int inHand = awaitRoomForAnotherBatch();
+                awaitRoomForAnotherBatch();
                 if (!running) {
                     break;
                 }
-                int limit = options.batchSize() + inHand;
+                // Room for a batch beyond the half batch that may still be in hand, whose rows the fetch also reads.
+                // Always the same, so that the database sees one statement text.
+                int limit = options.batchSize() + options.batchSize() / 2;
                 Fetch fetch;
                 try {
                     fetch = fetchAndDispatch(limit);
@@ -579,20 +581,16 @@ public final class OutboxProcessor implements AutoCloseable {
         return a.compareTo(b) <= 0 ? a : b;
     }
 
-    /**
-     * Waits while more than half a batch of records is in hand. Returns how many are.
-     */
-    private int awaitRoomForAnotherBatch() {
+    /** Waits while more than half a batch of records is in hand. */
+    private void awaitRoomForAnotherBatch() {
         stateLock.lock();
         try {
             while (running && outstandingRecords > options.batchSize() / 2) {
                 changed.await();
             }
-            return outstandingRecords;
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             running = false;
-            return outstandingRecords;
         } finally {
             stateLock.unlock();
         }

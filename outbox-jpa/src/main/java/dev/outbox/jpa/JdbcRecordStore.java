@@ -14,11 +14,14 @@ import java.sql.SQLException;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Objects;
+import java.util.Set;
 import java.util.function.Function;
 import java.util.stream.Collectors;
 import javax.sql.DataSource;
+import org.jspecify.annotations.Nullable;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.core.RowMapper;
 
@@ -40,6 +43,8 @@ public final class JdbcRecordStore implements RecordStore {
     private final Statement deleteCompleted;
     private final Statement scheduleRetry;
     private final Statement markFailed;
+    private final @Nullable String markCompletedBulk;
+    private final @Nullable String deleteCompletedBulk;
     private final RowMapper<OutboxRecord> rowMapper = this::mapRow;
 
     /**
@@ -58,17 +63,17 @@ public final class JdbcRecordStore implements RecordStore {
         this.deleteCompleted = Statement.of(sql.get("record.deleteCompleted"), fence);
         this.scheduleRetry = Statement.of(sql.get("record.scheduleRetry"), fence);
         this.markFailed = Statement.of(sql.get("record.markFailed"), fence);
+        this.markCompletedBulk = sql.find("record.markCompleted.bulk").orElse(null);
+        this.deleteCompletedBulk = sql.find("record.deleteCompleted.bulk").orElse(null);
     }
 
     @Override
     public List<OutboxRecord> findDue(DueRecordsQuery query) {
         Object now = dialect.timestampValue(query.now());
-        String filter = partitionFilter(query.partitions());
-        if (query.headOfAggregateOnly()) {
-            return jdbc.query(findDueHeadOfAggregate.replace("{partitionFilter}", filter), rowMapper, now, now,
-                    query.limit());
-        }
-        return jdbc.query(findDueAny.replace("{partitionFilter}", filter), rowMapper, now, query.limit());
+        String sql = (query.headOfAggregateOnly() ? findDueHeadOfAggregate : findDueAny)
+                .replace("{partitionFilter}", partitionFilter(query.partitions()))
+                .replace("{limit}", Integer.toString(query.limit()));
+        return query.headOfAggregateOnly() ? jdbc.query(sql, rowMapper, now, now) : jdbc.query(sql, rowMapper, now);
     }
 
     @Override
@@ -80,6 +85,9 @@ public final class JdbcRecordStore implements RecordStore {
     @Override
     public List<OutboxRecord> markCompleted(List<OutboxRecord> records, Instant completedAt) {
         Object at = dialect.timestampValue(completedAt);
+        if (markCompletedBulk != null && records.size() > 1) {
+            return bulk(markCompletedBulk, at, records);
+        }
         return batch(markCompleted, records, record -> new Object[] {at, record.getId(), record.getRetryCount()});
     }
 
@@ -90,6 +98,9 @@ public final class JdbcRecordStore implements RecordStore {
 
     @Override
     public List<OutboxRecord> deleteCompleted(List<OutboxRecord> records) {
+        if (deleteCompletedBulk != null && records.size() > 1) {
+            return bulk(deleteCompletedBulk, null, records);
+        }
         return batch(deleteCompleted, records, record -> new Object[] {record.getId(), record.getRetryCount()});
     }
 
@@ -133,6 +144,34 @@ public final class JdbcRecordStore implements RecordStore {
             }
         }
         return notChanged;
+    }
+
+    /**
+     * Runs a set-based status write over arrays of the records' keys, fenced row by row (epoch 0: not fenced); returns
+     * the records it did not change.
+     */
+    private List<OutboxRecord> bulk(String sql, @Nullable Object completedAt, List<OutboxRecord> records) {
+        Set<String> changed = new HashSet<>(records.size());
+        jdbc.query((Connection connection) -> {
+            PreparedStatement statement = connection.prepareStatement(sql);
+            int index = 1;
+            if (completedAt != null) {
+                statement.setObject(index++, completedAt);
+            }
+            statement.setArray(index++, connection.createArrayOf("varchar",
+                    records.stream().map(OutboxRecord::getId).toArray()));
+            statement.setArray(index++, connection.createArrayOf("int4",
+                    records.stream().map(OutboxRecord::getRetryCount).toArray()));
+            statement.setArray(index++, connection.createArrayOf("int4",
+                    records.stream().map(OutboxRecord::getPartition).toArray()));
+            statement.setArray(index++, connection.createArrayOf("int8",
+                    records.stream().map(OutboxRecord::getEpoch).toArray()));
+            statement.setString(index, instanceId);
+            return statement;
+        }, (ResultSet row) -> {
+            changed.add(row.getString(1));
+        });
+        return records.stream().filter(record -> !changed.contains(record.getId())).toList();
     }
 
     /** One commit for the whole batch, not one per statement: the commits, not the statements, are the cost. */

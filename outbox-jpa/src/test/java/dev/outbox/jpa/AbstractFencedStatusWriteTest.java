@@ -10,6 +10,7 @@ import dev.outbox.jpa.testing.TestDatabase;
 import dev.outbox.spi.PartitionState;
 import dev.outbox.testing.MutableClock;
 import java.time.Duration;
+import java.util.List;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
@@ -109,8 +110,66 @@ abstract class AbstractFencedStatusWriteTest {
         assertThat(status(record)).isEqualTo(OutboxRecordStatus.COMPLETED);
     }
 
+    @Test
+    final void aWriteOfSeveralRecordsFencesEachRecordOnItsOwnPartitionAndEpoch() {
+        OutboxRecord current = save("order-1");
+        OutboxRecord staleEpoch = save("order-2");
+        OutboxRecord takenOver = save("order-3");
+        OutboxRecord retriedMeanwhile = save("order-4");
+        OutboxRecord unfenced = save("order-5");
+        long currentEpoch = claimIfFree(current.getPartition());
+        long firstEpoch = claimIfFree(staleEpoch.getPartition());
+        claim(JpaOutboxFixture.INSTANCE_ID, staleEpoch.getPartition());
+        long lostEpoch = claimIfFree(takenOver.getPartition());
+        partitions.release(takenOver.getPartition(), lostEpoch, JpaOutboxFixture.INSTANCE_ID);
+        claim("other-instance", takenOver.getPartition());
+        long retriedEpoch = claimIfFree(retriedMeanwhile.getPartition());
+        assertThat(fixture.recordStore().scheduleRetry(retriedMeanwhile.withEpoch(retriedEpoch), 1, clock.instant(),
+                "boom")).isTrue();
+        List<OutboxRecord> delivered = List.of(current.withEpoch(currentEpoch), staleEpoch.withEpoch(firstEpoch),
+                takenOver.withEpoch(lostEpoch), retriedMeanwhile.withEpoch(retriedEpoch), unfenced);
+
+        List<OutboxRecord> notChanged = fixture.recordStore().markCompleted(delivered, clock.instant());
+
+        assertThat(notChanged).extracting(OutboxRecord::getId)
+                .containsExactlyInAnyOrder(staleEpoch.getId(), takenOver.getId(), retriedMeanwhile.getId());
+        assertThat(List.of(current, unfenced)).allSatisfy(record ->
+                assertThat(status(record)).isEqualTo(OutboxRecordStatus.COMPLETED));
+        assertThat(List.of(staleEpoch, takenOver, retriedMeanwhile)).allSatisfy(record ->
+                assertThat(status(record)).isEqualTo(OutboxRecordStatus.NEW));
+    }
+
+    @Test
+    final void aDeleteOfSeveralRecordsFencesEachRecordOnItsOwnPartitionAndEpoch() {
+        OutboxRecord current = save("order-1");
+        OutboxRecord staleEpoch = save("order-2");
+        long currentEpoch = claimIfFree(current.getPartition());
+        long firstEpoch = claimIfFree(staleEpoch.getPartition());
+        claim(JpaOutboxFixture.INSTANCE_ID, staleEpoch.getPartition());
+
+        List<OutboxRecord> notDeleted = fixture.recordStore().deleteCompleted(
+                List.of(current.withEpoch(currentEpoch), staleEpoch.withEpoch(firstEpoch)));
+
+        assertThat(notDeleted).extracting(OutboxRecord::getId).containsExactly(staleEpoch.getId());
+        assertThat(fixture.repository().findById(current.getId())).isEmpty();
+        assertThat(status(staleEpoch)).isEqualTo(OutboxRecordStatus.NEW);
+    }
+
+    /** Claims the partition for this instance unless an earlier record of the test already did; returns the epoch. */
+    private long claimIfFree(int partition) {
+        PartitionState row = partitions.findAll().get(partition);
+        if (JpaOutboxFixture.INSTANCE_ID.equals(row.owner())) {
+            return row.epoch();
+        }
+        return claim(JpaOutboxFixture.INSTANCE_ID, partition);
+    }
+
     private OutboxRecord save() {
-        OutboxRecord record = OutboxRecord.builder().aggregateId("order-7").eventType("Test").payload("{}")
+        return save("order-7");
+    }
+
+    private OutboxRecord save(String aggregateId) {
+        OutboxRecord record = OutboxRecord.builder().aggregateId(aggregateId).eventType("Test").payload("{}")
                 .build(clock);
         fixture.repository().save(record);
         return fixture.repository().findById(record.getId()).orElseThrow();

@@ -72,13 +72,13 @@ class PostgresDueQueryPlanTest {
         SqlStatements sql = DatabaseDialect.POSTGRESQL.statements();
         String query = sql.get("record.findDue.headOfAggregate")
                 .replace("{columns}", sql.get("record.columns"))
-                .replace("{partitionFilter}", "");
+                .replace("{partitionFilter}", "")
+                .replace("{limit}", Integer.toString(LIMIT));
         try (PreparedStatement explain = connection.prepareStatement(
                 "EXPLAIN (ANALYZE, BUFFERS) " + query)) {
             OffsetDateTime now = OffsetDateTime.now().plusSeconds(1);
             explain.setObject(1, now);
             explain.setObject(2, now);
-            explain.setInt(3, LIMIT);
             List<String> lines = new ArrayList<>();
             try (ResultSet rows = explain.executeQuery()) {
                 while (rows.next()) {

@@ -26,4 +26,10 @@ public final class SqlStatements {
         }
         return sql.strip();
     }
+
+    /** The statement with this key, or empty when this database has none (an optional, faster form). */
+    public java.util.Optional<String> find(String key) {
+        String sql = statements.getProperty(Objects.requireNonNull(key, "key"));
+        return java.util.Optional.ofNullable(sql).map(String::strip);
+    }
 }
