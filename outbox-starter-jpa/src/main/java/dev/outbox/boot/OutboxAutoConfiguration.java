@@ -32,9 +32,11 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProp
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.boot.thread.Threading;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.core.env.Environment;
+import org.springframework.core.task.VirtualThreadTaskExecutor;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.transaction.PlatformTransactionManager;
 import tools.jackson.databind.json.JsonMapper;
@@ -139,11 +141,17 @@ public class OutboxAutoConfiguration {
     @ConditionalOnMissingBean
     OutboxProcessor outboxProcessor(RecordStore store, ObjectProvider<OutboxRecordProcessor> processors,
             OutboxRetryPolicy retryPolicy, ObjectProvider<ClusterCoordinator> coordinator,
-            ObjectProvider<OutboxListener> listeners, Clock clock, OutboxProperties properties) {
+            ObjectProvider<OutboxListener> listeners, Clock clock, OutboxProperties properties,
+            Environment environment) {
         // Without background processing there is no cluster membership: explicit passes cover every partition.
         ClusterCoordinator cluster = coordinator.getIfAvailable();
         PartitionOwnership ownership = cluster != null ? cluster : PartitionOwnership.allPartitions();
-        return OutboxProcessor.builder()
+        OutboxProcessor.Builder builder = OutboxProcessor.builder();
+        // spring.threads.virtual.enabled on Java 21+, as for Spring Boot's own executors.
+        if (Threading.VIRTUAL.isActive(environment)) {
+            builder.workerThreadFactory(new VirtualThreadTaskExecutor("outbox-worker-").getVirtualThreadFactory());
+        }
+        return builder
                 .recordStore(store)
                 .handler(OutboxRecordProcessor.allOf(processors.orderedStream().toList()))
                 .retryPolicy(retryPolicy)

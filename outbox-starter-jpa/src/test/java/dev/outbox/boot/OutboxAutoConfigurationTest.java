@@ -94,6 +94,51 @@ class OutboxAutoConfigurationTest {
     }
 
     @Test
+    void withVirtualThreadsEnabledHandlersRunOnVirtualThreadsWhereTheJvmHasThem() {
+        runner.withUserConfiguration(ThreadRecordingConfiguration.class)
+                .withPropertyValues("spring.threads.virtual.enabled=true", "outbox.processing.enabled=false")
+                .run(context -> {
+                    context.getBean(Outbox.class).schedule(new Ping("x"), "agg-1");
+                    assertThat(context.getBean(OutboxProcessor.class).processDueRecords()).isEqualTo(1);
+                    Thread worker = context.getBean(ThreadRecordingConfiguration.class).thread;
+                    assertThat(worker).isNotNull();
+                    assertThat(worker.getName()).startsWith("outbox-worker-");
+                    assertThat(isVirtual(worker)).as("virtual on Java %s", Runtime.version().feature())
+                            .isEqualTo(Runtime.version().feature() >= 21);
+                });
+    }
+
+    @Test
+    void withoutVirtualThreadsHandlersRunOnPlatformThreads() {
+        runner.withUserConfiguration(ThreadRecordingConfiguration.class)
+                .withPropertyValues("outbox.processing.enabled=false")
+                .run(context -> {
+                    context.getBean(Outbox.class).schedule(new Ping("x"), "agg-1");
+                    assertThat(context.getBean(OutboxProcessor.class).processDueRecords()).isEqualTo(1);
+                    Thread worker = context.getBean(ThreadRecordingConfiguration.class).thread;
+                    assertThat(worker).isNotNull();
+                    assertThat(isVirtual(worker)).isFalse();
+                });
+    }
+
+    /** Thread.isVirtual() exists from Java 21; this code compiles for 17. */
+    private static boolean isVirtual(Thread thread) throws ReflectiveOperationException {
+        if (Runtime.version().feature() < 21) {
+            return false;
+        }
+        return (boolean) Thread.class.getMethod("isVirtual").invoke(thread);
+    }
+
+    static class ThreadRecordingConfiguration {
+        volatile Thread thread;
+
+        @Bean
+        OutboxRecordProcessor threadRecordingProcessor() {
+            return record -> thread = Thread.currentThread();
+        }
+    }
+
+    @Test
     void processingCanBeLeftToExplicitCalls() {
         runner.withUserConfiguration(ProcessorConfiguration.class)
                 .withPropertyValues("outbox.processing.enabled=false")

@@ -46,6 +46,7 @@ final class ClusterHarness implements AutoCloseable {
     static final Duration STALE_TIMEOUT = Duration.ofSeconds(4);
     static final Duration REBALANCE_INTERVAL = Duration.ofSeconds(1);
     static final Duration POLL_INTERVAL = Duration.ofMillis(100);
+    static final int BATCH_SIZE = 200;
     static final Duration GRACEFUL_SHUTDOWN_TIMEOUT = Duration.ofSeconds(10);
 
     /** Generous deadlines: two cores are shared by PostgreSQL, the test JVM and up to four node JVMs. */
@@ -106,7 +107,7 @@ final class ClusterHarness implements AutoCloseable {
                 "outbox.schema-initialization.enabled=true",
                 "outbox.instance.id=" + instanceId,
                 "outbox.poll-interval=" + POLL_INTERVAL.toMillis() + "ms",
-                "outbox.batch-size=200",
+                "outbox.batch-size=" + BATCH_SIZE,
                 "outbox.processing.concurrency=4",
                 "outbox.instance.heartbeat-interval-seconds=" + HEARTBEAT_INTERVAL.toSeconds(),
                 "outbox.instance.stale-instance-timeout-seconds=" + STALE_TIMEOUT.toSeconds(),

@@ -42,8 +42,11 @@ class ClusterProcessesTest {
     private static final int AGGREGATES = 2_000;
     private static final int RECORDS_PER_AGGREGATE = 10;
     private static final int RECORDS = AGGREGATES * RECORDS_PER_AGGREGATE;
-    /** Records handed to a node's handlers at one time: a node killed mid-run can leave at most this many behind. */
-    private static final int CONCURRENCY = 4;
+    /**
+     * Records a node holds at one time (fetched and not yet stored): a node killed or frozen mid-run can leave at most
+     * this many handled but not stored behind. The engine fetches again when half a batch is left in hand.
+     */
+    private static final int RECORDS_IN_HAND = 2 * ClusterHarness.BATCH_SIZE;
 
     /** A handler that takes a while, like a broker round trip: keeps records in flight and the backlog draining. */
     private static final String SLOW_HANDLER = "cluster.handler-pause=15ms";
@@ -147,7 +150,7 @@ class ClusterProcessesTest {
             assertThat(survivors.countsByOwner()).containsOnlyKeys("node-1", "node-3")
                     .allSatisfy((node, count) -> assertThat(count).as(node).isEqualTo(128));
             assertThat(duplicates).as("records handled twice: only those in flight on node-2")
-                    .hasSizeLessThanOrEqualTo(CONCURRENCY)
+                    .hasSizeLessThanOrEqualTo(RECORDS_IN_HAND)
                     .allSatisfy(duplicate -> assertThat(duplicate.handledBy()).as(duplicate.recordId())
                             .hasSize(2).first().isEqualTo("node-2"));
             assertProcessingGuarantees(cluster);
@@ -209,7 +212,7 @@ class ClusterProcessesTest {
                     .isEmpty();
             // Its frozen handler calls may write their row before or after the new owner's: either may come first.
             assertThat(duplicates).as("records handled twice: only those in flight on node-3 when it froze")
-                    .hasSizeLessThanOrEqualTo(CONCURRENCY)
+                    .hasSizeLessThanOrEqualTo(RECORDS_IN_HAND)
                     .allSatisfy(duplicate -> {
                         assertThat(duplicate.handledBy()).as(duplicate.recordId()).hasSize(2).contains("node-3");
                         assertThat(callsOfNode3SinceStop).as("node-3 calls begun after SIGSTOP")
