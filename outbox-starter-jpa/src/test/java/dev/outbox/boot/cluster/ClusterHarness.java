@@ -360,6 +360,17 @@ final class ClusterHarness implements AutoCloseable {
                 instanceId, OffsetDateTime.ofInstant(invokedAfter, ZoneOffset.UTC));
     }
 
+    /** One handler call of a record, by any instance. */
+    record RecordCall(String instanceId, long epoch, Instant invokedAt) {
+    }
+
+    /** Every handler call of the record, in the order they were recorded. */
+    List<RecordCall> callsOfRecord(String recordId) {
+        return jdbc.query("SELECT instance_id, epoch, invoked_at FROM handled_record WHERE record_id = ? ORDER BY id",
+                (rs, row) -> new RecordCall(rs.getString("instance_id"), rs.getLong("epoch"),
+                        instant(rs.getObject("invoked_at", OffsetDateTime.class))), recordId);
+    }
+
     /**
      * Handler calls of the instance begun before {@code begunBefore} whose row was written after {@code writtenAfter}:
      * calls that were in flight across a freeze.
