@@ -4,6 +4,8 @@ import dev.outbox.OutboxRecord;
 import dev.outbox.OutboxRecordRepository;
 import dev.outbox.OutboxRecordStatus;
 import dev.outbox.spi.DueRecordsQuery;
+import dev.outbox.spi.PartitionBacklog;
+import dev.outbox.spi.RecordStatistics;
 import dev.outbox.spi.RecordStore;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -16,6 +18,7 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.function.UnaryOperator;
+import java.util.stream.Collectors;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -23,7 +26,7 @@ import org.jspecify.annotations.Nullable;
  * same contract as the database stores (the shared contract tests run against it): a status write applies only while
  * the record is {@code NEW} with the retry count it was read with.
  */
-public final class InMemoryRecordStore implements RecordStore, OutboxRecordRepository {
+public final class InMemoryRecordStore implements RecordStore, OutboxRecordRepository, RecordStatistics {
 
     private final Map<String, OutboxRecord> records = new LinkedHashMap<>();
     private final int maxPayloadBytes;
@@ -68,6 +71,23 @@ public final class InMemoryRecordStore implements RecordStore, OutboxRecordRepos
     @Override
     public synchronized long countByStatus(OutboxRecordStatus status) {
         return records.values().stream().filter(r -> r.getStatus() == status).count();
+    }
+
+    @Override
+    public synchronized Map<OutboxRecordStatus, Long> countByStatus() {
+        return records.values().stream()
+                .collect(Collectors.groupingBy(OutboxRecord::getStatus, Collectors.counting()));
+    }
+
+    @Override
+    public synchronized List<PartitionBacklog> pendingByPartition() {
+        Map<Integer, List<OutboxRecord>> byPartition = records.values().stream()
+                .filter(r -> r.getStatus() == OutboxRecordStatus.NEW)
+                .collect(Collectors.groupingBy(OutboxRecord::getPartition, java.util.TreeMap::new,
+                        Collectors.toList()));
+        return byPartition.entrySet().stream().map(entry -> new PartitionBacklog(entry.getKey(),
+                entry.getValue().size(), entry.getValue().stream().map(OutboxRecord::getCreatedAt)
+                        .min(Instant::compareTo).orElseThrow())).toList();
     }
 
     /** Every record, in sequence order. */

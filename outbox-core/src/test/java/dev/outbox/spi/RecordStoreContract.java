@@ -40,6 +40,11 @@ public abstract class RecordStoreContract {
     /** The write/read side of the same store. */
     protected abstract OutboxRecordRepository repository();
 
+    /** The monitoring side of the same store; by default the record store itself. */
+    protected RecordStatistics statistics() {
+        return (RecordStatistics) recordStore();
+    }
+
     // ================================================================ helpers
 
     private OutboxRecord build(String aggregateId, String payload) {
@@ -88,6 +93,38 @@ public abstract class RecordStoreContract {
                 return candidate;
             }
         }
+    }
+
+    // ================================================================ statistics
+
+    @Test
+    public final void statisticsCountRecordsPerStatusAndNewRecordsPerPartitionWithTheOldest() {
+        String inPartition7 = aggregateInPartition(7, "p7");
+        String inPartition200 = aggregateInPartition(200, "p200");
+        OutboxRecord oldest = save(inPartition7, "a");
+        clock.advance(Duration.ofSeconds(5));
+        save(inPartition7, "b");
+        OutboxRecord completed = save(inPartition200, "c");
+        OutboxRecord failed = save(inPartition200, "d");
+        clock.advance(Duration.ofSeconds(5));
+        OutboxRecord waiting = save(inPartition200, "e");
+        assertThat(recordStore().markCompleted(completed, clock.instant())).isTrue();
+        assertThat(recordStore().markFailed(stored(failed), 3, "gave up")).isTrue();
+        makeWaiting(waiting);
+
+        assertThat(statistics().countByStatus()).containsOnly(
+                Map.entry(OutboxRecordStatus.NEW, 3L),
+                Map.entry(OutboxRecordStatus.COMPLETED, 1L),
+                Map.entry(OutboxRecordStatus.FAILED, 1L));
+        assertThat(statistics().pendingByPartition()).containsExactlyInAnyOrder(
+                new PartitionBacklog(7, 2, oldest.getCreatedAt()),
+                new PartitionBacklog(200, 1, stored(waiting).getCreatedAt()));
+    }
+
+    @Test
+    public final void statisticsOfAnEmptyStoreAreEmpty() {
+        assertThat(statistics().countByStatus().values()).allSatisfy(count -> assertThat(count).isZero());
+        assertThat(statistics().pendingByPartition()).isEmpty();
     }
 
     // ================================================================ saving and reading

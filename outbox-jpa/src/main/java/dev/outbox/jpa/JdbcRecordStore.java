@@ -6,6 +6,8 @@ import dev.outbox.jpa.dialect.DatabaseDialect;
 import dev.outbox.jpa.dialect.SqlStatements;
 import dev.outbox.partition.OwnedPartitions;
 import dev.outbox.spi.DueRecordsQuery;
+import dev.outbox.spi.PartitionBacklog;
+import dev.outbox.spi.RecordStatistics;
 import dev.outbox.spi.RecordStore;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -14,8 +16,10 @@ import java.sql.SQLException;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.EnumMap;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 import java.util.function.Function;
@@ -32,7 +36,7 @@ import org.springframework.jdbc.core.RowMapper;
  * <p>Status writes of a record delivered under a partition epoch ({@link OutboxRecord#getEpoch()} above 0) are fenced:
  * they take effect only while this instance still owns the partition under that epoch in {@code outbox_partition}.
  */
-public final class JdbcRecordStore implements RecordStore {
+public final class JdbcRecordStore implements RecordStore, RecordStatistics {
 
     private final JdbcTemplate jdbc;
     private final DatabaseDialect dialect;
@@ -43,6 +47,8 @@ public final class JdbcRecordStore implements RecordStore {
     private final Statement deleteCompleted;
     private final Statement scheduleRetry;
     private final Statement markFailed;
+    private final String countByStatus;
+    private final String pendingByPartition;
     private final @Nullable String markCompletedBulk;
     private final @Nullable String deleteCompletedBulk;
     private final RowMapper<OutboxRecord> rowMapper = this::mapRow;
@@ -63,6 +69,8 @@ public final class JdbcRecordStore implements RecordStore {
         this.deleteCompleted = Statement.of(sql.get("record.deleteCompleted"), fence);
         this.scheduleRetry = Statement.of(sql.get("record.scheduleRetry"), fence);
         this.markFailed = Statement.of(sql.get("record.markFailed"), fence);
+        this.countByStatus = sql.get("record.countByStatus");
+        this.pendingByPartition = sql.get("record.pendingByPartition");
         this.markCompletedBulk = sql.find("record.markCompleted.bulk").orElse(null);
         this.deleteCompletedBulk = sql.find("record.deleteCompleted.bulk").orElse(null);
     }
@@ -74,6 +82,21 @@ public final class JdbcRecordStore implements RecordStore {
                 .replace("{partitionFilter}", partitionFilter(query.partitions()))
                 .replace("{limit}", Integer.toString(query.limit()));
         return query.headOfAggregateOnly() ? jdbc.query(sql, rowMapper, now, now) : jdbc.query(sql, rowMapper, now);
+    }
+
+    @Override
+    public Map<OutboxRecordStatus, Long> countByStatus() {
+        Map<OutboxRecordStatus, Long> counts = new EnumMap<>(OutboxRecordStatus.class);
+        jdbc.query(countByStatus, (ResultSet row) -> {
+            counts.put(OutboxRecordStatus.valueOf(row.getString("status")), row.getLong("record_count"));
+        });
+        return counts;
+    }
+
+    @Override
+    public List<PartitionBacklog> pendingByPartition() {
+        return jdbc.query(pendingByPartition, (row, rowNum) -> new PartitionBacklog(row.getInt("partition_no"),
+                row.getLong("pending"), Objects.requireNonNull(dialect.readTimestamp(row, "oldest_created_at"))));
     }
 
     @Override

@@ -1,0 +1,163 @@
+package dev.outbox.monitoring;
+
+import dev.outbox.partition.OwnedPartitions;
+import dev.outbox.partition.PartitionOwnership;
+import dev.outbox.spi.InstanceState;
+import dev.outbox.spi.InstanceStore;
+import dev.outbox.spi.PartitionState;
+import dev.outbox.spi.PartitionStore;
+import dev.outbox.spi.RecordStatistics;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Objects;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Takes {@link OutboxSnapshot}s and keeps the last one for {@code refreshInterval}, so that metrics scrapes, health
+ * checks and the actuator endpoint together cost the database at most one grouped query per family per interval:
+ * records by status, NEW records by partition, and, in a cluster, the live instances and the partition table.
+ *
+ * <p>A refresh that fails is not retried before the interval is over either; until then callers get the same error,
+ * so a database outage is not made worse by monitoring.
+ */
+public final class OutboxMonitor {
+
+    private static final Logger log = LoggerFactory.getLogger(OutboxMonitor.class);
+
+    /** Default of {@link Builder#refreshInterval(Duration)}. */
+    public static final Duration DEFAULT_REFRESH_INTERVAL = Duration.ofSeconds(10);
+
+    private final RecordStatistics statistics;
+    private final @Nullable InstanceStore instances;
+    private final @Nullable PartitionStore partitions;
+    private final PartitionOwnership ownership;
+    private final Duration staleTimeout;
+    private final Duration refreshInterval;
+    private final Clock clock;
+
+    private @Nullable OutboxSnapshot last;
+    private @Nullable RuntimeException lastFailure;
+    private @Nullable Instant lastAttempt;
+
+    private OutboxMonitor(Builder builder) {
+        this.statistics = Objects.requireNonNull(builder.statistics, "OutboxMonitor.builder(): statistics is required");
+        this.instances = builder.instances;
+        this.partitions = builder.partitions;
+        this.ownership = builder.ownership;
+        this.staleTimeout = builder.staleTimeout;
+        this.refreshInterval = builder.refreshInterval;
+        this.clock = builder.clock;
+    }
+
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    public Duration refreshInterval() {
+        return refreshInterval;
+    }
+
+    /**
+     * The last snapshot if it is younger than the refresh interval, else a new one.
+     *
+     * @throws RuntimeException what the stores threw, for the rest of the interval after a failed refresh
+     */
+    public synchronized OutboxSnapshot snapshot() {
+        Instant now = clock.instant();
+        if (lastAttempt != null && Duration.between(lastAttempt, now).compareTo(refreshInterval) < 0) {
+            if (lastFailure != null) {
+                throw lastFailure;
+            }
+            if (last != null) {
+                return last;
+            }
+        }
+        return refresh();
+    }
+
+    /** Takes a new snapshot now, whatever the age of the last one. */
+    public synchronized OutboxSnapshot refresh() {
+        Instant now = clock.instant();
+        lastAttempt = now;
+        try {
+            OwnedPartitions owned = ownership.ownedPartitions();
+            List<InstanceState> live = instances == null ? List.of() : instances.findLive(staleTimeout);
+            List<PartitionState> table = partitions == null ? List.of() : partitions.findAll();
+            OutboxSnapshot snapshot = new OutboxSnapshot(now, statistics.countByStatus(),
+                    statistics.pendingByPartition(), owned, live, table);
+            if (lastFailure != null) {
+                log.info("Outbox monitoring: statistics can be read again");
+            }
+            last = snapshot;
+            lastFailure = null;
+            return snapshot;
+        } catch (RuntimeException e) {
+            if (lastFailure == null) {
+                log.warn("Outbox monitoring: reading statistics failed; trying again in {}", refreshInterval, e);
+            }
+            lastFailure = e;
+            throw e;
+        }
+    }
+
+    /** Assembles an {@link OutboxMonitor}; only the statistics are required. */
+    public static final class Builder {
+        private @Nullable RecordStatistics statistics;
+        private @Nullable InstanceStore instances;
+        private @Nullable PartitionStore partitions;
+        private PartitionOwnership ownership = PartitionOwnership.allPartitions();
+        private Duration staleTimeout = Duration.ofSeconds(10);
+        private Duration refreshInterval = DEFAULT_REFRESH_INTERVAL;
+        private Clock clock = Clock.systemUTC();
+
+        private Builder() {
+        }
+
+        public Builder statistics(RecordStatistics statistics) {
+            this.statistics = Objects.requireNonNull(statistics, "statistics");
+            return this;
+        }
+
+        /** The cluster's instance table, with the stale timeout that tells live instances. Default: no cluster. */
+        public Builder instances(InstanceStore instances, Duration staleTimeout) {
+            this.instances = Objects.requireNonNull(instances, "instances");
+            this.staleTimeout = Objects.requireNonNull(staleTimeout, "staleTimeout");
+            return this;
+        }
+
+        /** The cluster's partition table. Default: no cluster. */
+        public Builder partitions(PartitionStore partitions) {
+            this.partitions = Objects.requireNonNull(partitions, "partitions");
+            return this;
+        }
+
+        /** Whose partitions count as this instance's. Default: all of them. */
+        public Builder ownership(PartitionOwnership ownership) {
+            this.ownership = Objects.requireNonNull(ownership, "ownership");
+            return this;
+        }
+
+        /** How long a snapshot is reused (default 10 s); positive. */
+        public Builder refreshInterval(Duration refreshInterval) {
+            Objects.requireNonNull(refreshInterval, "refreshInterval");
+            if (refreshInterval.isNegative() || refreshInterval.isZero()) {
+                throw new IllegalArgumentException("refreshInterval must be positive but was " + refreshInterval);
+            }
+            this.refreshInterval = refreshInterval;
+            return this;
+        }
+
+        public Builder clock(Clock clock) {
+            this.clock = Objects.requireNonNull(clock, "clock");
+            return this;
+        }
+
+        public OutboxMonitor build() {
+            return new OutboxMonitor(this);
+        }
+    }
+}

@@ -1,0 +1,168 @@
+package dev.outbox.monitoring;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.outbox.OutboxRecord;
+import dev.outbox.OutboxRecordStatus;
+import dev.outbox.partition.OwnedPartitions;
+import dev.outbox.partition.PartitionHasher;
+import dev.outbox.spi.PartitionBacklog;
+import dev.outbox.spi.RecordStatistics;
+import dev.outbox.testing.InMemoryClusterStore;
+import dev.outbox.testing.InMemoryRecordStore;
+import dev.outbox.testing.MutableClock;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Test;
+
+class OutboxMonitorTest {
+
+    private static final Duration REFRESH = Duration.ofSeconds(10);
+    private static final Duration STALE = Duration.ofSeconds(10);
+
+    private final MutableClock clock = MutableClock.startingNow();
+    private final InMemoryRecordStore records = new InMemoryRecordStore();
+    private final InMemoryClusterStore cluster = new InMemoryClusterStore(clock);
+    private final AtomicInteger statisticsQueries = new AtomicInteger();
+    private final AtomicBoolean databaseDown = new AtomicBoolean();
+    private final RecordStatistics countingStatistics = new RecordStatistics() {
+        @Override
+        public Map<OutboxRecordStatus, Long> countByStatus() {
+            query();
+            return records.countByStatus();
+        }
+
+        @Override
+        public List<PartitionBacklog> pendingByPartition() {
+            query();
+            return records.pendingByPartition();
+        }
+
+        private void query() {
+            statisticsQueries.incrementAndGet();
+            if (databaseDown.get()) {
+                throw new IllegalStateException("connection refused");
+            }
+        }
+    };
+
+    @Test
+    void aSnapshotIsReusedForTheRefreshIntervalThenTakenAgain() {
+        OutboxMonitor monitor = OutboxMonitor.builder().statistics(countingStatistics).clock(clock)
+                .refreshInterval(REFRESH).build();
+        save("order-1");
+
+        OutboxSnapshot first = monitor.snapshot();
+        clock.advance(REFRESH.minusMillis(1));
+        assertThat(monitor.snapshot()).isSameAs(first);
+        assertThat(statisticsQueries).as("one query per family").hasValue(2);
+
+        save("order-2");
+        clock.advance(Duration.ofMillis(1));
+        OutboxSnapshot second = monitor.snapshot();
+        assertThat(statisticsQueries).hasValue(4);
+        assertThat(second.recordCount(OutboxRecordStatus.NEW)).isEqualTo(2);
+        assertThat(first.recordCount(OutboxRecordStatus.NEW)).as("snapshots are immutable").isEqualTo(1);
+    }
+
+    @Test
+    void aFailedRefreshIsNotRetriedBeforeTheIntervalIsOver() {
+        OutboxMonitor monitor = OutboxMonitor.builder().statistics(countingStatistics).clock(clock)
+                .refreshInterval(REFRESH).build();
+        databaseDown.set(true);
+
+        assertThatThrownBy(monitor::snapshot).hasMessage("connection refused");
+        assertThatThrownBy(monitor::snapshot).hasMessage("connection refused");
+        assertThat(statisticsQueries).hasValue(1);
+
+        databaseDown.set(false);
+        clock.advance(REFRESH);
+        assertThat(monitor.snapshot().recordCount(OutboxRecordStatus.NEW)).isZero();
+    }
+
+    @Test
+    void figuresOfThisInstanceCoverItsOwnPartitionsOnly() {
+        String inPartition3 = aggregateIn(3);
+        String inPartition9 = aggregateIn(9);
+        String inPartition100 = aggregateIn(100);
+        OutboxRecord oldest = save(inPartition100);
+        clock.advance(Duration.ofSeconds(30));
+        save(inPartition3);
+        save(inPartition3);
+        save(inPartition9);
+        OutboxRecord done = save(inPartition9);
+        records.markCompleted(done, clock.instant());
+        clock.advance(Duration.ofSeconds(12));
+
+        OutboxSnapshot snapshot = OutboxMonitor.builder().statistics(records).clock(clock)
+                .ownership(() -> OwnedPartitions.of(3, 9, 50)).build().snapshot();
+
+        assertThat(snapshot.assignedPartitionCount()).isEqualTo(3);
+        assertThat(snapshot.pendingInOwnedPartitions()).isEqualTo(3);
+        assertThat(snapshot.maxPendingInAnOwnedPartition()).isEqualTo(2);
+        assertThat(snapshot.averagePendingPerOwnedPartition()).isEqualTo(1.0);
+        assertThat(snapshot.pendingIn(100)).isEqualTo(1);
+        assertThat(snapshot.oldestPending()).contains(oldest.getCreatedAt());
+        assertThat(snapshot.oldestPendingAge()).isEqualTo(Duration.ofSeconds(42));
+        assertThat(snapshot.recordCounts()).containsEntry(OutboxRecordStatus.COMPLETED, 1L)
+                .containsEntry(OutboxRecordStatus.FAILED, 0L);
+        assertThat(snapshot.unassignedPartitionCount()).as("no cluster: nothing is unassigned").isZero();
+    }
+
+    @Test
+    void clusterFiguresComeFromTheInstanceAndPartitionTables() {
+        cluster.register("node-a", "host", 0);
+        cluster.register("node-b", "host", 0);
+        cluster.register("node-gone", "host", 0);
+        for (int p = 0; p < 100; p++) {
+            cluster.claim(p, 0, "node-a", STALE);
+        }
+        for (int p = 100; p < 200; p++) {
+            cluster.claim(p, 0, "node-b", STALE);
+        }
+        for (int p = 200; p < 210; p++) {
+            cluster.claim(p, 0, "node-gone", STALE);
+        }
+        clock.advance(STALE.plusSeconds(1));
+        cluster.heartbeat("node-a");
+        cluster.heartbeat("node-b");
+        OutboxMonitor monitor = OutboxMonitor.builder().statistics(records).instances(cluster, STALE)
+                .partitions(cluster).clock(clock).build();
+
+        OutboxSnapshot snapshot = monitor.snapshot();
+
+        assertThat(snapshot.liveInstances()).hasSize(2);
+        assertThat(snapshot.clusterPartitionCount()).isEqualTo(256);
+        assertThat(snapshot.averagePartitionsPerInstance()).isEqualTo(128.0);
+        assertThat(snapshot.unassignedPartitionCount()).as("46 never claimed, 10 owned by a dead instance")
+                .isEqualTo(56);
+        assertThat(snapshot.partitionsByOwner()).containsOnlyKeys("node-a", "node-b", "node-gone");
+        assertThat(snapshot.partitionsByOwner().get("node-a")).hasSize(100).contains(0, 99);
+    }
+
+    @Test
+    void theRefreshIntervalMustBePositive() {
+        assertThatThrownBy(() -> OutboxMonitor.builder().refreshInterval(Duration.ZERO))
+                .isInstanceOf(IllegalArgumentException.class).hasMessage("refreshInterval must be positive but was PT0S");
+    }
+
+    private OutboxRecord save(String aggregateId) {
+        OutboxRecord record = OutboxRecord.builder().aggregateId(aggregateId).eventType("Test").payload("{}")
+                .build(clock);
+        records.save(record);
+        return records.findById(record.getId()).orElseThrow();
+    }
+
+    private static String aggregateIn(int partition) {
+        for (int i = 0; ; i++) {
+            String candidate = "agg-" + i;
+            if (PartitionHasher.partitionOf(candidate) == partition) {
+                return candidate;
+            }
+        }
+    }
+}
