@@ -5,65 +5,119 @@ import dev.outbox.spi.OutboxListener;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
+import java.time.Clock;
 import java.time.Duration;
+import java.util.Map;
 import java.util.Objects;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * Counts processing outcomes and times handlers in Micrometer. Observes only: it never changes what the processor does.
  *
  * <ul>
- *   <li>{@code outbox.records.processed} — records completed</li>
- *   <li>{@code outbox.records.retried} — failures that scheduled a retry</li>
- *   <li>{@code outbox.records.failed} — records that became FAILED</li>
- *   <li>{@code outbox.records.rejected} — outcomes not stored because the row changed meanwhile</li>
- *   <li>{@code outbox.processing.time} — handler time, tagged {@code outcome=success|failure}</li>
+ *   <li>{@code outbox.records.processed}, {@code outbox.records.retried}, {@code outbox.records.failed}: records
+ *       completed, failures that scheduled a retry, records that became FAILED; tagged {@code event_type}</li>
+ *   <li>{@code outbox.records.rejected}: outcomes the partition fence (or a concurrent change) refused</li>
+ *   <li>{@code outbox.processing.time}: handler time, tagged {@code outcome=success|failure}, with a percentile
+ *       histogram</li>
+ *   <li>{@code outbox.records.lag}: from a record's creation to the storing of its completion</li>
  * </ul>
+ *
+ * <p>Event types are tag values, so their number is capped: past {@code maxEventTypes} distinct types, further ones
+ * are counted under {@code event_type=other}.
  */
 public final class MicrometerOutboxListener implements OutboxListener {
 
-    private final Counter processed;
-    private final Counter retried;
-    private final Counter failed;
+    /** Default cap of distinct {@code event_type} tag values. */
+    public static final int DEFAULT_MAX_EVENT_TYPES = 50;
+    static final String OTHER_EVENT_TYPES = "other";
+
+    private final MeterRegistry registry;
+    private final Clock clock;
+    private final int maxEventTypes;
+    private final Map<String, Outcomes> byEventType = new ConcurrentHashMap<>();
     private final Counter rejected;
     private final Timer successTime;
     private final Timer failureTime;
+    private final Timer lag;
 
     public MicrometerOutboxListener(MeterRegistry registry) {
-        Objects.requireNonNull(registry, "registry");
-        this.processed = Counter.builder("outbox.records.processed").description("Outbox records completed")
-                .register(registry);
-        this.retried = Counter.builder("outbox.records.retried").description("Handler failures that scheduled a retry")
-                .register(registry);
-        this.failed = Counter.builder("outbox.records.failed").description("Outbox records that became FAILED")
-                .register(registry);
+        this(registry, Clock.systemUTC(), DEFAULT_MAX_EVENT_TYPES);
+    }
+
+    /**
+     * @param clock the clock records are created with, for the lag
+     * @param maxEventTypes distinct {@code event_type} tag values before {@code other}; at least 1
+     */
+    public MicrometerOutboxListener(MeterRegistry registry, Clock clock, int maxEventTypes) {
+        this.registry = Objects.requireNonNull(registry, "registry");
+        this.clock = Objects.requireNonNull(clock, "clock");
+        if (maxEventTypes < 1) {
+            throw new IllegalArgumentException("maxEventTypes must be at least 1 but was " + maxEventTypes);
+        }
+        this.maxEventTypes = maxEventTypes;
         this.rejected = Counter.builder("outbox.records.rejected")
-                .description("Outcomes not stored because the record changed meanwhile").register(registry);
-        this.successTime = Timer.builder("outbox.processing.time").tag("outcome", "success")
-                .description("Time spent in record handlers").register(registry);
-        this.failureTime = Timer.builder("outbox.processing.time").tag("outcome", "failure")
-                .description("Time spent in record handlers").register(registry);
+                .description("Outcomes not stored because the partition changed owner or the record changed")
+                .register(registry);
+        this.successTime = handlerTimer("success");
+        this.failureTime = handlerTimer("failure");
+        this.lag = Timer.builder("outbox.records.lag").description("From record creation to stored completion")
+                .publishPercentileHistogram().register(registry);
+    }
+
+    private Timer handlerTimer(String outcome) {
+        return Timer.builder("outbox.processing.time").tag("outcome", outcome)
+                .description("Time spent in record handlers").publishPercentileHistogram().register(registry);
     }
 
     @Override
     public void onCompleted(OutboxRecord record, Duration handlerTime) {
-        processed.increment();
+        outcomes(record).processed.increment();
         successTime.record(handlerTime);
+        Duration sinceCreation = Duration.between(record.getCreatedAt(), clock.instant());
+        if (!sinceCreation.isNegative()) {
+            lag.record(sinceCreation);
+        }
     }
 
     @Override
     public void onRetryScheduled(OutboxRecord record, Throwable error, int retryCount, Duration handlerTime) {
-        retried.increment();
+        outcomes(record).retried.increment();
         failureTime.record(handlerTime);
     }
 
     @Override
     public void onFailed(OutboxRecord record, Throwable error, Duration handlerTime) {
-        failed.increment();
+        outcomes(record).failed.increment();
         failureTime.record(handlerTime);
     }
 
     @Override
     public void onStatusWriteRejected(OutboxRecord record) {
         rejected.increment();
+    }
+
+    private Outcomes outcomes(OutboxRecord record) {
+        Outcomes known = byEventType.get(record.getEventType());
+        if (known != null) {
+            return known;
+        }
+        // Racing threads may each pass the size check: the cap can be passed by the number of workers, not more.
+        String tag = byEventType.size() < maxEventTypes ? record.getEventType() : OTHER_EVENT_TYPES;
+        return byEventType.computeIfAbsent(tag, this::register);
+    }
+
+    private Outcomes register(String eventType) {
+        return new Outcomes(
+                counter("outbox.records.processed", "Outbox records completed", eventType),
+                counter("outbox.records.retried", "Handler failures that scheduled a retry", eventType),
+                counter("outbox.records.failed", "Outbox records that became FAILED", eventType));
+    }
+
+    private Counter counter(String name, String description, String eventType) {
+        return Counter.builder(name).description(description).tag("event_type", eventType).register(registry);
+    }
+
+    private record Outcomes(Counter processed, Counter retried, Counter failed) {
     }
 }

@@ -1,10 +1,11 @@
 package dev.outbox.metrics;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.outbox.OutboxRecord;
+import dev.outbox.testing.MutableClock;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
-import java.time.Clock;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
@@ -12,25 +13,63 @@ import org.junit.jupiter.api.Test;
 class MicrometerOutboxListenerTest {
 
     private final SimpleMeterRegistry registry = new SimpleMeterRegistry();
-    private final MicrometerOutboxListener listener = new MicrometerOutboxListener(registry);
-    private final OutboxRecord record = OutboxRecord.builder().aggregateId("order-1").eventType("OrderPlaced")
-            .payload("{}").build(Clock.systemUTC());
+    private final MutableClock clock = MutableClock.startingNow();
+    private final MicrometerOutboxListener listener = new MicrometerOutboxListener(registry, clock, 3);
 
     @Test
-    void countsEachOutcomeAndTimesHandlersBySuccessAndFailure() {
-        listener.onCompleted(record, Duration.ofMillis(5));
-        listener.onCompleted(record, Duration.ofMillis(7));
-        listener.onRetryScheduled(record, new IllegalStateException("down"), 1, Duration.ofMillis(3));
-        listener.onFailed(record, new IllegalStateException("down"), Duration.ofMillis(2));
-        listener.onStatusWriteRejected(record);
+    void countsEachOutcomeByEventTypeAndTimesHandlersBySuccessAndFailure() {
+        OutboxRecord placed = record("OrderPlaced");
+        OutboxRecord shipped = record("OrderShipped");
+        listener.onCompleted(placed, Duration.ofMillis(5));
+        listener.onCompleted(placed, Duration.ofMillis(7));
+        listener.onCompleted(shipped, Duration.ofMillis(1));
+        listener.onRetryScheduled(placed, new IllegalStateException("down"), 1, Duration.ofMillis(3));
+        listener.onFailed(shipped, new IllegalStateException("down"), Duration.ofMillis(2));
+        listener.onStatusWriteRejected(placed);
 
-        assertThat(registry.get("outbox.records.processed").counter().count()).isEqualTo(2.0);
-        assertThat(registry.get("outbox.records.retried").counter().count()).isEqualTo(1.0);
-        assertThat(registry.get("outbox.records.failed").counter().count()).isEqualTo(1.0);
+        assertThat(count("outbox.records.processed", "OrderPlaced")).isEqualTo(2.0);
+        assertThat(count("outbox.records.processed", "OrderShipped")).isEqualTo(1.0);
+        assertThat(count("outbox.records.retried", "OrderPlaced")).isEqualTo(1.0);
+        assertThat(count("outbox.records.failed", "OrderShipped")).isEqualTo(1.0);
         assertThat(registry.get("outbox.records.rejected").counter().count()).isEqualTo(1.0);
-        assertThat(registry.get("outbox.processing.time").tag("outcome", "success").timer().count()).isEqualTo(2);
+        assertThat(registry.get("outbox.processing.time").tag("outcome", "success").timer().count()).isEqualTo(3);
         assertThat(registry.get("outbox.processing.time").tag("outcome", "success").timer()
-                .totalTime(TimeUnit.MILLISECONDS)).isEqualTo(12.0);
+                .totalTime(TimeUnit.MILLISECONDS)).isEqualTo(13.0);
         assertThat(registry.get("outbox.processing.time").tag("outcome", "failure").timer().count()).isEqualTo(2);
+    }
+
+    @Test
+    void theLagRunsFromCreationToTheStoredCompletion() {
+        OutboxRecord placed = record("OrderPlaced");
+        clock.advance(Duration.ofMillis(250));
+
+        listener.onCompleted(placed, Duration.ofMillis(5));
+
+        assertThat(registry.get("outbox.records.lag").timer().totalTime(TimeUnit.MILLISECONDS)).isEqualTo(250.0);
+    }
+
+    @Test
+    void eventTypesBeyondTheCapAreCountedAsOther() {
+        for (int i = 0; i < 10; i++) {
+            listener.onCompleted(record("Type" + i), Duration.ZERO);
+        }
+
+        assertThat(registry.find("outbox.records.processed").counters()).extracting(c -> c.getId().getTag("event_type"))
+                .containsExactlyInAnyOrder("Type0", "Type1", "Type2", "other");
+        assertThat(count("outbox.records.processed", "other")).isEqualTo(7.0);
+    }
+
+    @Test
+    void theCapMustBePositive() {
+        assertThatThrownBy(() -> new MicrometerOutboxListener(registry, clock, 0))
+                .isInstanceOf(IllegalArgumentException.class).hasMessage("maxEventTypes must be at least 1 but was 0");
+    }
+
+    private double count(String name, String eventType) {
+        return registry.get(name).tag("event_type", eventType).counter().count();
+    }
+
+    private OutboxRecord record(String eventType) {
+        return OutboxRecord.builder().aggregateId("order-1").eventType(eventType).payload("{}").build(clock);
     }
 }

@@ -1,0 +1,87 @@
+package dev.outbox.metrics;
+
+import dev.outbox.OutboxRecordStatus;
+import dev.outbox.monitoring.OutboxMonitor;
+import dev.outbox.monitoring.OutboxSnapshot;
+import dev.outbox.partition.PartitionHasher;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.binder.MeterBinder;
+import java.util.Locale;
+import java.util.Objects;
+import java.util.function.ToDoubleFunction;
+
+/**
+ * Gauges over {@link OutboxMonitor} snapshots: the record counts, partition and cluster figures of the seed's metric
+ * names, plus what operators need to run the outbox. Every gauge reads the monitor's cached snapshot, so a scrape costs
+ * the database at most one grouped query per family per refresh interval, however many gauges it reads. A gauge whose
+ * snapshot cannot be read reports NaN.
+ *
+ * <ul>
+ *   <li>{@code outbox.records.count{status=new|completed|failed}}</li>
+ *   <li>{@code outbox.partitions.assigned.count}; {@code outbox.partitions.pending.records.total|max|avg} over them</li>
+ *   <li>{@code outbox.cluster.instances.total}, {@code outbox.cluster.partitions.total},
+ *       {@code outbox.cluster.partitions.avg_per_instance}, {@code outbox.cluster.partitions.unassigned}</li>
+ *   <li>{@code outbox.records.oldest.pending.age} (seconds)</li>
+ *   <li>{@code outbox.partition.pending.records{partition=0..255}}, optional: 256 series, for a heatmap</li>
+ * </ul>
+ */
+public final class OutboxMetrics implements MeterBinder {
+
+    private final OutboxMonitor monitor;
+    private final boolean perPartitionGauges;
+
+    /**
+     * @param perPartitionGauges whether to register the 256 {@code outbox.partition.pending.records} series
+     */
+    public OutboxMetrics(OutboxMonitor monitor, boolean perPartitionGauges) {
+        this.monitor = Objects.requireNonNull(monitor, "monitor");
+        this.perPartitionGauges = perPartitionGauges;
+    }
+
+    @Override
+    public void bindTo(MeterRegistry registry) {
+        for (OutboxRecordStatus status : OutboxRecordStatus.values()) {
+            gauge("outbox.records.count", "Outbox records by status", s -> s.recordCount(status))
+                    .tag("status", status.name().toLowerCase(Locale.ROOT)).register(registry);
+        }
+        gauge("outbox.partitions.assigned.count", "Partitions this instance owns",
+                OutboxSnapshot::assignedPartitionCount).register(registry);
+        gauge("outbox.partitions.pending.records.total", "NEW records in the partitions this instance owns",
+                OutboxSnapshot::pendingInOwnedPartitions).register(registry);
+        gauge("outbox.partitions.pending.records.max", "Most NEW records in one partition this instance owns",
+                OutboxSnapshot::maxPendingInAnOwnedPartition).register(registry);
+        gauge("outbox.partitions.pending.records.avg", "NEW records per partition this instance owns",
+                OutboxSnapshot::averagePendingPerOwnedPartition).register(registry);
+        gauge("outbox.cluster.instances.total", "Live outbox instances",
+                s -> s.liveInstances().size()).register(registry);
+        gauge("outbox.cluster.partitions.total", "Partitions of the cluster (always 256)",
+                OutboxSnapshot::clusterPartitionCount).register(registry);
+        gauge("outbox.cluster.partitions.avg_per_instance", "Partitions per live instance",
+                OutboxSnapshot::averagePartitionsPerInstance).register(registry);
+        gauge("outbox.cluster.partitions.unassigned", "Partitions without a live owner",
+                OutboxSnapshot::unassignedPartitionCount).register(registry);
+        gauge("outbox.records.oldest.pending.age", "Age of the oldest NEW record",
+                s -> s.oldestPendingAge().toMillis() / 1000.0).baseUnit("seconds").register(registry);
+        if (perPartitionGauges) {
+            for (int partition = 0; partition < PartitionHasher.PARTITION_COUNT; partition++) {
+                int p = partition;
+                gauge("outbox.partition.pending.records", "NEW records per partition", s -> s.pendingIn(p))
+                        .tag("partition", Integer.toString(p)).register(registry);
+            }
+        }
+    }
+
+    private Gauge.Builder<OutboxMonitor> gauge(String name, String description,
+            ToDoubleFunction<OutboxSnapshot> value) {
+        return Gauge.builder(name, monitor, m -> read(m, value)).description(description);
+    }
+
+    private static double read(OutboxMonitor monitor, ToDoubleFunction<OutboxSnapshot> value) {
+        try {
+            return value.applyAsDouble(monitor.snapshot());
+        } catch (RuntimeException e) {
+            return Double.NaN; // the monitor logged it
+        }
+    }
+}

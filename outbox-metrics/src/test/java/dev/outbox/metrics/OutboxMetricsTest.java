@@ -1,0 +1,140 @@
+package dev.outbox.metrics;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.outbox.OutboxRecord;
+import dev.outbox.OutboxRecordStatus;
+import dev.outbox.monitoring.OutboxMonitor;
+import dev.outbox.partition.OwnedPartitions;
+import dev.outbox.partition.PartitionHasher;
+import dev.outbox.spi.PartitionBacklog;
+import dev.outbox.spi.RecordStatistics;
+import dev.outbox.testing.InMemoryRecordStore;
+import dev.outbox.testing.MutableClock;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.Meter;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Test;
+
+class OutboxMetricsTest {
+
+    private final SimpleMeterRegistry registry = new SimpleMeterRegistry();
+    private final MutableClock clock = MutableClock.startingNow();
+    private final InMemoryRecordStore records = new InMemoryRecordStore();
+    private final AtomicInteger queries = new AtomicInteger();
+    private final AtomicBoolean down = new AtomicBoolean();
+    private final RecordStatistics statistics = new RecordStatistics() {
+        @Override
+        public Map<OutboxRecordStatus, Long> countByStatus() {
+            query();
+            return records.countByStatus();
+        }
+
+        @Override
+        public List<PartitionBacklog> pendingByPartition() {
+            query();
+            return records.pendingByPartition();
+        }
+
+        private void query() {
+            queries.incrementAndGet();
+            if (down.get()) {
+                throw new IllegalStateException("database down");
+            }
+        }
+    };
+
+    @Test
+    void theSeedsGaugesReportTheSnapshot() {
+        String inPartition5 = aggregateIn(5);
+        save(inPartition5);
+        save(inPartition5);
+        save(aggregateIn(6));
+        OutboxRecord done = save(aggregateIn(200));
+        records.markCompleted(done, clock.instant());
+        clock.advance(Duration.ofSeconds(3));
+        bind(OwnedPartitions.of(5, 6, 7, 8), true);
+
+        assertThat(gauge("outbox.records.count", "status", "new")).isEqualTo(3.0);
+        assertThat(gauge("outbox.records.count", "status", "completed")).isEqualTo(1.0);
+        assertThat(gauge("outbox.records.count", "status", "failed")).isZero();
+        assertThat(gauge("outbox.partitions.assigned.count")).isEqualTo(4.0);
+        assertThat(gauge("outbox.partitions.pending.records.total")).isEqualTo(3.0);
+        assertThat(gauge("outbox.partitions.pending.records.max")).isEqualTo(2.0);
+        assertThat(gauge("outbox.partitions.pending.records.avg")).isEqualTo(0.75);
+        assertThat(gauge("outbox.cluster.partitions.total")).isEqualTo(256.0);
+        assertThat(gauge("outbox.cluster.partitions.unassigned")).isZero();
+        assertThat(gauge("outbox.records.oldest.pending.age")).isEqualTo(3.0);
+        assertThat(gauge("outbox.partition.pending.records", "partition", "5")).isEqualTo(2.0);
+        assertThat(registry.find("outbox.partition.pending.records").gauges()).hasSize(256);
+    }
+
+    @Test
+    void aScrapeOfEveryGaugeCostsOneQueryPerFamilyPerRefreshInterval() {
+        save(aggregateIn(1));
+        bind(OwnedPartitions.all(), true);
+
+        scrape();
+        scrape();
+        assertThat(queries).as("status counts and partition backlog, once").hasValue(2);
+
+        clock.advance(OutboxMonitor.DEFAULT_REFRESH_INTERVAL);
+        scrape();
+        assertThat(queries).hasValue(4);
+    }
+
+    @Test
+    void thePerPartitionSeriesCanBeSwitchedOff() {
+        bind(OwnedPartitions.all(), false);
+
+        assertThat(registry.find("outbox.partition.pending.records").gauges()).isEmpty();
+        assertThat(registry.find("outbox.records.count").gauges()).hasSize(3);
+    }
+
+    @Test
+    void gaugesReportNaNWhileTheStatisticsCannotBeRead() {
+        bind(OwnedPartitions.all(), false);
+        down.set(true);
+
+        assertThat(gauge("outbox.records.count", "status", "new")).isNaN();
+        assertThat(gauge("outbox.partitions.pending.records.total")).isNaN();
+    }
+
+    private void bind(OwnedPartitions owned, boolean perPartition) {
+        OutboxMonitor monitor = OutboxMonitor.builder().statistics(statistics).ownership(() -> owned).clock(clock)
+                .build();
+        new OutboxMetrics(monitor, perPartition).bindTo(registry);
+    }
+
+    private void scrape() {
+        for (Meter meter : registry.getMeters()) {
+            meter.measure().forEach(measurement -> measurement.getValue());
+        }
+    }
+
+    private double gauge(String name, String... tags) {
+        Gauge gauge = registry.get(name).tags(tags).gauge();
+        return gauge.value();
+    }
+
+    private OutboxRecord save(String aggregateId) {
+        OutboxRecord record = OutboxRecord.builder().aggregateId(aggregateId).eventType("Test").payload("{}")
+                .build(clock);
+        records.save(record);
+        return records.findById(record.getId()).orElseThrow();
+    }
+
+    private static String aggregateIn(int partition) {
+        for (int i = 0; ; i++) {
+            String candidate = "agg-" + i;
+            if (PartitionHasher.partitionOf(candidate) == partition) {
+                return candidate;
+            }
+        }
+    }
+}
