@@ -11,6 +11,7 @@ import dev.outbox.jpa.JpaOutboxRecordRepository;
 import dev.outbox.jpa.PostgresNotifications;
 import dev.outbox.jpa.OutboxRecordEntity;
 import dev.outbox.jpa.dialect.DatabaseDialect;
+import dev.outbox.monitoring.OutboxMonitor;
 import dev.outbox.partition.ClusterCoordinator;
 import dev.outbox.partition.PartitionOwnership;
 import dev.outbox.processing.OutboxProcessor;
@@ -18,6 +19,7 @@ import dev.outbox.retry.OutboxRetryPolicy;
 import dev.outbox.spi.OutboxListener;
 import dev.outbox.spi.InstanceStore;
 import dev.outbox.spi.PartitionStore;
+import dev.outbox.spi.RecordStatistics;
 import dev.outbox.spi.RecordStore;
 import jakarta.persistence.EntityManagerFactory;
 import java.time.Clock;
@@ -113,6 +115,30 @@ public class OutboxAutoConfiguration {
             ObjectProvider<OutboxSchemaInitialization> schema) {
         schema.ifAvailable(initialized -> { });
         return new JdbcRecordStore(dataSource, dialect, identity.id());
+    }
+
+    /**
+     * Backlog and cluster figures for metrics, health and the actuator endpoint, read at most once per
+     * {@code outbox.metrics.refresh-interval}.
+     */
+    @Bean
+    @ConditionalOnMissingBean
+    OutboxMonitor outboxMonitor(RecordStore store, DataSource dataSource, DatabaseDialect dialect,
+            OutboxInstanceIdentity identity, ObjectProvider<ClusterCoordinator> coordinator,
+            ObjectProvider<InstanceStore> instances, ObjectProvider<PartitionStore> partitions, Clock clock,
+            OutboxProperties properties) {
+        RecordStatistics statistics = store instanceof RecordStatistics storeStatistics ? storeStatistics
+                : new JdbcRecordStore(dataSource, dialect, identity.id());
+        OutboxMonitor.Builder monitor = OutboxMonitor.builder().statistics(statistics).clock(clock)
+                .refreshInterval(properties.metrics().refreshInterval());
+        ClusterCoordinator cluster = coordinator.getIfAvailable();
+        if (cluster != null) {
+            monitor.ownership(cluster)
+                    .instances(instances.getObject(),
+                            Duration.ofSeconds(properties.instance().staleInstanceTimeoutSeconds()))
+                    .partitions(partitions.getObject());
+        }
+        return monitor.build();
     }
 
     @Bean

@@ -1,12 +1,16 @@
 package dev.outbox.boot;
 
 import dev.outbox.metrics.MicrometerOutboxListener;
+import dev.outbox.metrics.OutboxMetrics;
+import dev.outbox.monitoring.OutboxMonitor;
 import dev.outbox.spi.OutboxListener;
 import io.micrometer.core.instrument.MeterRegistry;
+import java.time.Clock;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.context.annotation.Bean;
 
 /** Meters outbox processing when Micrometer and {@code outbox-metrics} are on the classpath. */
@@ -17,8 +21,17 @@ public class OutboxMetricsAutoConfiguration {
 
     /** A no-op when the application has no meter registry (Micrometer on the classpath, but no actuator). */
     @Bean
-    OutboxListener outboxMetricsListener(ObjectProvider<MeterRegistry> registry) {
+    OutboxListener outboxMetricsListener(ObjectProvider<MeterRegistry> registry, ObjectProvider<Clock> clock,
+            OutboxProperties properties) {
         MeterRegistry meterRegistry = registry.getIfAvailable();
-        return meterRegistry == null ? OutboxListener.NOOP : new MicrometerOutboxListener(meterRegistry);
+        return meterRegistry == null ? OutboxListener.NOOP : new MicrometerOutboxListener(meterRegistry,
+                clock.getIfAvailable(Clock::systemUTC), properties.metrics().maxEventTypes());
+    }
+
+    /** Gauges over the monitor's snapshots; Spring Boot binds every MeterBinder bean to the registries. */
+    @Bean
+    @ConditionalOnMissingBean
+    OutboxMetrics outboxMetrics(OutboxMonitor monitor, OutboxProperties properties) {
+        return new OutboxMetrics(monitor, properties.metrics().partitionGauges());
     }
 }

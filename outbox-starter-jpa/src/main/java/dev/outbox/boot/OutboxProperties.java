@@ -27,6 +27,7 @@ import org.springframework.util.unit.DataSize;
  * @param processing how records are processed
  * @param retry what happens when a handler fails
  * @param instance this application instance
+ * @param metrics what outbox-metrics publishes
  */
 @ConfigurationProperties("outbox")
 public record OutboxProperties(
@@ -38,7 +39,8 @@ public record OutboxProperties(
         @DefaultValue SchemaInitialization schemaInitialization,
         @DefaultValue Processing processing,
         @DefaultValue Retry retry,
-        @DefaultValue Instance instance) {
+        @DefaultValue Instance instance,
+        @DefaultValue Metrics metrics) {
 
     public OutboxProperties {
         // Check eagerly, so a bad value fails the binding of outbox.* with the property named.
@@ -51,6 +53,28 @@ public record OutboxProperties(
         retry.basePolicy(RetryPolicyType.FIXED);
         retry.basePolicy(RetryPolicyType.EXPONENTIAL);
         retry.toPolicy();
+        if (metrics.refreshInterval().isNegative() || metrics.refreshInterval().isZero()) {
+            throw new IllegalArgumentException("outbox.metrics.refresh-interval must be positive but was "
+                    + metrics.refreshInterval());
+        }
+        if (metrics.maxEventTypes() < 1) {
+            throw new IllegalArgumentException("outbox.metrics.max-event-types must be at least 1 but was "
+                    + metrics.maxEventTypes());
+        }
+    }
+
+    /**
+     * @param refreshInterval how long database-backed figures (record counts, backlog per partition, cluster) are
+     *     reused by gauges, health and the actuator endpoint: at most one grouped query per family per interval
+     * @param partitionGauges publish {@code outbox.partition.pending.records} for each of the 256 partitions (a
+     *     heatmap); 256 series per instance
+     * @param maxEventTypes distinct {@code event_type} tag values of the record counters; further types are counted
+     *     as {@code other}
+     */
+    public record Metrics(
+            @DefaultValue("10s") @DurationUnit(ChronoUnit.MILLIS) Duration refreshInterval,
+            @DefaultValue("true") boolean partitionGauges,
+            @DefaultValue("50") int maxEventTypes) {
     }
 
     /**

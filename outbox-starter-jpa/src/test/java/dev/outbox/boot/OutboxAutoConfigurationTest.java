@@ -7,10 +7,13 @@ import dev.outbox.OutboxRecord;
 import dev.outbox.OutboxRecordProcessor;
 import dev.outbox.OutboxRecordRepository;
 import dev.outbox.partition.ClusterCoordinator;
+import dev.outbox.metrics.OutboxMetrics;
 import dev.outbox.processing.OutboxProcessor;
 import dev.outbox.processing.ProcessingOptions;
 import dev.outbox.retry.OutboxRetryPolicy;
 import dev.outbox.spi.RecordStore;
+import dev.outbox.testing.MutableClock;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
@@ -139,6 +142,38 @@ class OutboxAutoConfigurationTest {
     }
 
     @Test
+    void aMetricsScrapeCostsOneGroupedQueryPerFamilyPerRefreshInterval() {
+        StatementRecorder recorder = new StatementRecorder();
+        MutableClock clock = MutableClock.startingNow();
+        runner.withUserConfiguration(ProcessorConfiguration.class)
+                .withBean(StatementRecorder.class, () -> recorder)
+                .withBean(Clock.class, () -> clock)
+                .run(context -> {
+                    SimpleMeterRegistry registry = new SimpleMeterRegistry();
+                    context.getBean(OutboxMetrics.class).bindTo(registry);
+                    assertThat(registry.getMeters()).as("meters of one scrape").hasSizeGreaterThan(256);
+                    recorder.watchCurrentThread();
+
+                    scrape(registry);
+                    scrape(registry);
+
+                    assertThat(recorder.statements()).as("records by status, NEW by partition, live instances, "
+                            + "partition table").hasSize(4).anySatisfy(sql -> assertThat(sql).contains("GROUP BY status"))
+                            .anySatisfy(sql -> assertThat(sql).contains("GROUP BY partition_no"))
+                            .anySatisfy(sql -> assertThat(sql).contains("FROM outbox_instance"))
+                            .anySatisfy(sql -> assertThat(sql).contains("FROM outbox_partition"));
+
+                    clock.advance(context.getBean(OutboxProperties.class).metrics().refreshInterval());
+                    scrape(registry);
+                    assertThat(recorder.statements()).hasSize(8);
+                });
+    }
+
+    private static void scrape(SimpleMeterRegistry registry) {
+        registry.getMeters().forEach(meter -> meter.measure().forEach(measurement -> measurement.getValue()));
+    }
+
+    @Test
     void processingCanBeLeftToExplicitCalls() {
         runner.withUserConfiguration(ProcessorConfiguration.class)
                 .withPropertyValues("outbox.processing.enabled=false")
@@ -197,7 +232,9 @@ class OutboxAutoConfigurationTest {
             "outbox.instance.heartbeat-interval-seconds=0 | outbox.instance.heartbeat-interval-seconds must be at"
                     + " least 1 but was 0",
             "outbox.instance.stale-instance-timeout-seconds=2 | outbox.instance.stale-instance-timeout-seconds (2)"
-                    + " must be greater than outbox.instance.heartbeat-interval-seconds (2)"})
+                    + " must be greater than outbox.instance.heartbeat-interval-seconds (2)",
+            "outbox.metrics.refresh-interval=0 | outbox.metrics.refresh-interval must be positive but was PT0S",
+            "outbox.metrics.max-event-types=0 | outbox.metrics.max-event-types must be at least 1 but was 0"})
     void badValuesStopTheStartWithTheirPropertyNamed(String property, String message) {
         runner.withPropertyValues(property).run(context -> {
             assertThat(context).hasFailed();
