@@ -301,6 +301,25 @@ public final class ClusterCoordinator implements PartitionOwnership, AutoCloseab
         log.info("Outbox instance {} left the cluster and released {} partition(s)", instanceId, released);
     }
 
+    /**
+     * Whether this instance's last heartbeat is recent enough that it may still act on its partitions: false before the
+     * first heartbeat, and once heartbeats have failed for longer than the stale timeout minus one heartbeat interval.
+     */
+    public boolean isInContact() {
+        return leaseValid();
+    }
+
+    /** Time since the last successful heartbeat, by the monotonic clock; empty before the first one. */
+    public java.util.Optional<Duration> sinceLastHeartbeat() {
+        return heartbeatSucceeded ? java.util.Optional.of(Duration.ofNanos(nanoClock.getAsLong() - lastHeartbeatNanos))
+                : java.util.Optional.empty();
+    }
+
+    /** True from {@link #beginShutdown()} or {@link #close()} on. */
+    public boolean isShuttingDown() {
+        return shuttingDown;
+    }
+
     private boolean leaseValid() {
         return heartbeatSucceeded && nanoClock.getAsLong() - lastHeartbeatNanos < leaseNanos;
     }

@@ -49,6 +49,24 @@ class ClusterCoordinatorTest {
     }
 
     @Test
+    void contactIsKeptWhileHeartbeatsSucceedAndLostWhenTheLeaseRunsOut() {
+        ClusterCoordinator a = coordinator("a");
+        assertThat(a.isInContact()).as("before the first heartbeat").isFalse();
+        assertThat(a.sinceLastHeartbeat()).isEmpty();
+
+        a.heartbeat();
+        advanceMonotonic("a", Duration.ofSeconds(3));
+        assertThat(a.isInContact()).isTrue();
+        assertThat(a.sinceLastHeartbeat()).contains(Duration.ofSeconds(3));
+
+        advanceMonotonic("a", STALE.minus(HEARTBEAT).minusSeconds(3));
+        assertThat(a.isInContact()).as("lease = stale timeout - heartbeat interval, used up").isFalse();
+        assertThat(a.isShuttingDown()).isFalse();
+        a.beginShutdown();
+        assertThat(a.isShuttingDown()).isTrue();
+    }
+
+    @Test
     void threeInstancesSettleOn85Or86PartitionsEach() {
         List<ClusterCoordinator> nodes = List.of(coordinator("a"), coordinator("b"), coordinator("c"));
 

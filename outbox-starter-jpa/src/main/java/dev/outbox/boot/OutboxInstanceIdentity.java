@@ -13,7 +13,7 @@ import org.springframework.core.env.Environment;
  * @param hostname the host name, for operators
  * @param port {@code server.port}, or 0
  */
-record OutboxInstanceIdentity(String id, String hostname, int port) {
+public record OutboxInstanceIdentity(String id, String hostname, int port) {
 
     static OutboxInstanceIdentity of(OutboxProperties.Instance instance, Environment environment) {
         String hostname = localHostname();

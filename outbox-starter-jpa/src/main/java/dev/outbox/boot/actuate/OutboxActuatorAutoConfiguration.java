@@ -1,0 +1,45 @@
+package dev.outbox.boot.actuate;
+
+import dev.outbox.boot.OutboxAutoConfiguration;
+import dev.outbox.boot.OutboxInstanceIdentity;
+import dev.outbox.monitoring.OutboxMonitor;
+import dev.outbox.partition.ClusterCoordinator;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.health.contributor.HealthIndicator;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+
+/** The outbox actuator endpoint and health indicator, when the application has the actuator. */
+@AutoConfiguration(after = OutboxAutoConfiguration.class)
+@ConditionalOnBean(OutboxMonitor.class)
+public class OutboxActuatorAutoConfiguration {
+
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass(Endpoint.class)
+    static class EndpointConfiguration {
+        @Bean
+        @ConditionalOnMissingBean
+        OutboxEndpoint outboxEndpoint(OutboxMonitor monitor, ObjectProvider<ClusterCoordinator> coordinator,
+                ObjectProvider<OutboxInstanceIdentity> identity) {
+            ClusterCoordinator cluster = coordinator.getIfAvailable();
+            String id = cluster != null ? cluster.instanceId() : identity.getObject().id();
+            return new OutboxEndpoint(monitor, cluster, id);
+        }
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass(HealthIndicator.class)
+    static class HealthConfiguration {
+        @Bean
+        @ConditionalOnMissingBean(name = "outboxHealthIndicator")
+        OutboxHealthIndicator outboxHealthIndicator(OutboxMonitor monitor,
+                ObjectProvider<ClusterCoordinator> coordinator) {
+            return new OutboxHealthIndicator(monitor, coordinator.getIfAvailable());
+        }
+    }
+}

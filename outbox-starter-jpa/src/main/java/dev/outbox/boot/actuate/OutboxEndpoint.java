@@ -1,0 +1,97 @@
+package dev.outbox.boot.actuate;
+
+import dev.outbox.OutboxRecordStatus;
+import dev.outbox.monitoring.OutboxMonitor;
+import dev.outbox.monitoring.OutboxSnapshot;
+import dev.outbox.partition.ClusterCoordinator;
+import dev.outbox.partition.OwnedPartitions;
+import dev.outbox.spi.InstanceState;
+import java.time.Instant;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import org.jspecify.annotations.Nullable;
+import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
+import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
+
+/**
+ * {@code /actuator/outbox}: this instance and its partitions, every live instance with its heartbeat age, the
+ * partition owners, and the backlog. Reads the monitor's cached snapshot: calling it often costs the database nothing
+ * more than the metrics already do.
+ */
+@Endpoint(id = "outbox")
+public class OutboxEndpoint {
+
+    private final OutboxMonitor monitor;
+    private final @Nullable ClusterCoordinator coordinator;
+    private final String instanceId;
+
+    public OutboxEndpoint(OutboxMonitor monitor, @Nullable ClusterCoordinator coordinator, String instanceId) {
+        this.monitor = monitor;
+        this.coordinator = coordinator;
+        this.instanceId = instanceId;
+    }
+
+    @ReadOperation
+    public OutboxReport outbox() {
+        OutboxSnapshot snapshot = monitor.snapshot();
+        OwnedPartitions owned = snapshot.ownedPartitions();
+        Map<Integer, Long> epochs = new LinkedHashMap<>();
+        owned.stream().forEach(partition -> epochs.put(partition, owned.epochOf(partition)));
+        This self = new This(instanceId, coordinator != null, coordinator != null && coordinator.isInContact(),
+                coordinator != null && coordinator.isShuttingDown(), owned.size(), epochs);
+        List<Member> members = snapshot.liveInstances().stream().map(Member::of).toList();
+        Map<String, Long> counts = new LinkedHashMap<>();
+        for (OutboxRecordStatus status : OutboxRecordStatus.values()) {
+            counts.put(status.name().toLowerCase(Locale.ROOT), snapshot.recordCount(status));
+        }
+        Backlog backlog = new Backlog(counts, snapshot.oldestPending().orElse(null),
+                snapshot.oldestPendingAge().toMillis() / 1000.0, snapshot.recordCount(OutboxRecordStatus.FAILED),
+                snapshot.pendingInOwnedPartitions());
+        return new OutboxReport(snapshot.takenAt(), self, members, snapshot.partitionsByOwner(),
+                snapshot.unassignedPartitionCount(), backlog);
+    }
+
+    /**
+     * @param takenAt when the figures were read (they are reused for {@code outbox.metrics.refresh-interval})
+     * @param instance this instance
+     * @param instances the live instances of the cluster
+     * @param partitionsByOwner owned partitions by instance id
+     * @param unassignedPartitions partitions without a live owner
+     * @param backlog records by status and the age of the oldest NEW one
+     */
+    public record OutboxReport(Instant takenAt, This instance, List<Member> instances,
+            Map<String, Set<Integer>> partitionsByOwner, int unassignedPartitions, Backlog backlog) {
+    }
+
+    /**
+     * @param clustered whether it takes part in partition assignment (processing in the background)
+     * @param inContact whether its heartbeat lease is valid
+     * @param epochs epoch of each owned partition; status writes are fenced on it
+     */
+    public record This(String id, boolean clustered, boolean inContact, boolean shuttingDown, int ownedPartitions,
+            Map<Integer, Long> epochs) {
+    }
+
+    /** A live instance as the instance table has it, with its heartbeat age by the database's clock. */
+    public record Member(String id, String hostname, int port, String status, Instant startedAt,
+            double heartbeatAgeSeconds) {
+        static Member of(InstanceState state) {
+            return new Member(state.instanceId(), state.hostname(), state.port(), state.status().name(),
+                    state.startedAt(), state.heartbeatAge().toMillis() / 1000.0);
+        }
+    }
+
+    /**
+     * @param records records per status
+     * @param oldestPending creation time of the oldest NEW record, if any
+     * @param oldestPendingAgeSeconds its age when read
+     * @param failed FAILED records, which wait for an operator
+     * @param pendingInOwnedPartitions NEW records in this instance's partitions
+     */
+    public record Backlog(Map<String, Long> records, @Nullable Instant oldestPending, double oldestPendingAgeSeconds,
+            long failed, long pendingInOwnedPartitions) {
+    }
+}
