@@ -3,6 +3,7 @@ package dev.outbox.partition;
 import dev.outbox.spi.InstanceState;
 import dev.outbox.spi.InstanceStatus;
 import dev.outbox.spi.InstanceStore;
+import dev.outbox.spi.PartitionListener;
 import dev.outbox.spi.PartitionState;
 import dev.outbox.spi.PartitionStore;
 import java.time.Duration;
@@ -62,6 +63,7 @@ public final class ClusterCoordinator implements PartitionOwnership, AutoCloseab
     private final Duration rebalanceInterval;
     private final IntPredicate handling;
     private final Runnable partitionsGained;
+    private final PartitionListener partitionListener;
     private final LongSupplier nanoClock;
     private final long leaseNanos;
 
@@ -70,6 +72,8 @@ public final class ClusterCoordinator implements PartitionOwnership, AutoCloseab
     /** Held partitions withdrawn from the processor, to be released once idle. */
     private final Set<Integer> releasing = new HashSet<>();
     private volatile OwnedPartitions dispatchable = OwnedPartitions.none();
+    /** The partitions the listener was last told of. */
+    private OwnedPartitions notified = OwnedPartitions.none();
     private volatile long lastHeartbeatNanos;
     private volatile boolean heartbeatSucceeded;
     private volatile boolean shuttingDown;
@@ -103,6 +107,7 @@ public final class ClusterCoordinator implements PartitionOwnership, AutoCloseab
         }
         this.handling = builder.handling;
         this.partitionsGained = builder.partitionsGained;
+        this.partitionListener = builder.partitionListener;
         this.nanoClock = builder.nanoClock;
         this.leaseNanos = staleTimeout.minus(heartbeatInterval).toNanos();
     }
@@ -161,6 +166,7 @@ public final class ClusterCoordinator implements PartitionOwnership, AutoCloseab
             held.remove(partition);
             releasing.remove(partition);
             publish();
+            notifyPartitionChanges();
             log.info("Outbox instance {} lost partition {} (epoch {}) to another instance", instanceId, partition,
                     epoch);
         }
@@ -239,6 +245,7 @@ public final class ClusterCoordinator implements PartitionOwnership, AutoCloseab
         synchronized (this) {
             settled = tableMatchesTarget && releasing.isEmpty();
         }
+        notifyPartitionChanges();
         logChanges(activeIds.size());
     }
 
@@ -333,6 +340,7 @@ public final class ClusterCoordinator implements PartitionOwnership, AutoCloseab
         held.clear();
         releasing.clear();
         publish();
+        notifyPartitionChanges();
     }
 
     /** Partitions the table shows under another owner or epoch were taken over while we were away. */
@@ -412,6 +420,23 @@ public final class ClusterCoordinator implements PartitionOwnership, AutoCloseab
         Map<Integer, Long> view = new HashMap<>(held);
         view.keySet().removeAll(releasing);
         dispatchable = OwnedPartitions.withEpochs(view);
+    }
+
+    /** Tells the listener how the partitions changed since it was last told: once per rebalance, reset or loss. */
+    private synchronized void notifyPartitionChanges() {
+        OwnedPartitions now = dispatchable;
+        Set<Integer> gained = new TreeSet<>();
+        now.stream().filter(partition -> !notified.contains(partition)).forEach(gained::add);
+        Set<Integer> lost = new TreeSet<>();
+        notified.stream().filter(partition -> !now.contains(partition)).forEach(lost::add);
+        notified = now;
+        if (!gained.isEmpty() || !lost.isEmpty()) {
+            try {
+                partitionListener.onPartitionsChanged(gained, lost);
+            } catch (RuntimeException e) {
+                log.warn("Outbox partition listener failed", e);
+            }
+        }
     }
 
     private void logChanges(int liveCount) {
@@ -511,6 +536,7 @@ public final class ClusterCoordinator implements PartitionOwnership, AutoCloseab
         private Duration rebalanceInterval = DEFAULT_REBALANCE_INTERVAL;
         private IntPredicate handling = partition -> false;
         private Runnable partitionsGained = () -> { };
+        private PartitionListener partitionListener = PartitionListener.NOOP;
         private LongSupplier nanoClock = System::nanoTime;
 
         private Builder() {
@@ -565,6 +591,12 @@ public final class ClusterCoordinator implements PartitionOwnership, AutoCloseab
         /** Whether a record of the partition is in flight; typically {@code processor::isHandling}. */
         public Builder handling(IntPredicate handling) {
             this.handling = Objects.requireNonNull(handling, "handling");
+            return this;
+        }
+
+        /** Told of every change of the partitions this instance processes, e.g. to count rebalances. */
+        public Builder partitionListener(PartitionListener partitionListener) {
+            this.partitionListener = Objects.requireNonNull(partitionListener, "partitionListener");
             return this;
         }
 

@@ -67,6 +67,23 @@ class ClusterCoordinatorTest {
     }
 
     @Test
+    void thePartitionListenerIsToldWhatWasGainedAndWhatWasLost() {
+        List<String> changes = new java.util.ArrayList<>();
+        ClusterCoordinator a = builder("a").partitionListener((gained, lost) ->
+                changes.add("a +" + gained.size() + " -" + lost.size())).build();
+        round(a);
+        assertThat(changes).containsExactly("a +256 -0");
+
+        ClusterCoordinator b = builder("b").partitionListener((gained, lost) ->
+                changes.add("b +" + gained.size() + " -" + lost.size())).build();
+        converge(List.of(a, b));
+
+        assertThat(changes).contains("a +256 -0", "a +0 -128", "b +128 -0");
+        assertThat(changes.stream().filter(change -> change.startsWith("a")).mapToInt(change ->
+                Integer.parseInt(change.substring(change.indexOf('-') + 1))).sum()).isEqualTo(128);
+    }
+
+    @Test
     void threeInstancesSettleOn85Or86PartitionsEach() {
         List<ClusterCoordinator> nodes = List.of(coordinator("a"), coordinator("b"), coordinator("c"));
 

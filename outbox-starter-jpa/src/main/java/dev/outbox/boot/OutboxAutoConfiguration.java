@@ -18,6 +18,7 @@ import dev.outbox.processing.OutboxProcessor;
 import dev.outbox.retry.OutboxRetryPolicy;
 import dev.outbox.spi.OutboxListener;
 import dev.outbox.spi.InstanceStore;
+import dev.outbox.spi.PartitionListener;
 import dev.outbox.spi.PartitionStore;
 import dev.outbox.spi.RecordStatistics;
 import dev.outbox.spi.RecordStore;
@@ -219,7 +220,7 @@ public class OutboxAutoConfiguration {
         @ConditionalOnMissingBean
         ClusterCoordinator outboxClusterCoordinator(InstanceStore instances, PartitionStore partitions,
                 OutboxHeartbeatConnection heartbeats, OutboxInstanceIdentity identity, OutboxProperties properties,
-                ObjectProvider<OutboxProcessor> processor) {
+                ObjectProvider<OutboxProcessor> processor, ObjectProvider<PartitionListener> partitionListeners) {
             OutboxProperties.Instance instance = properties.instance();
             return ClusterCoordinator.builder()
                     .instanceStore(instances)
@@ -236,6 +237,7 @@ public class OutboxAutoConfiguration {
                         return engine != null && engine.isHandling(partition);
                     })
                     .partitionsGained(() -> processor.ifAvailable(OutboxProcessor::wakeUp))
+                    .partitionListener(PartitionListener.composite(partitionListeners.orderedStream().toList()))
                     .build();
         }
 

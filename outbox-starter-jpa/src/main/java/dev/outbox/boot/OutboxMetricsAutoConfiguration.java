@@ -1,9 +1,11 @@
 package dev.outbox.boot;
 
 import dev.outbox.metrics.MicrometerOutboxListener;
+import dev.outbox.metrics.MicrometerPartitionListener;
 import dev.outbox.metrics.OutboxMetrics;
 import dev.outbox.monitoring.OutboxMonitor;
 import dev.outbox.spi.OutboxListener;
+import dev.outbox.spi.PartitionListener;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Clock;
 import org.springframework.beans.factory.ObjectProvider;
@@ -26,6 +28,13 @@ public class OutboxMetricsAutoConfiguration {
         MeterRegistry meterRegistry = registry.getIfAvailable();
         return meterRegistry == null ? OutboxListener.NOOP : new MicrometerOutboxListener(meterRegistry,
                 clock.getIfAvailable(Clock::systemUTC), properties.metrics().maxEventTypes());
+    }
+
+    /** A no-op without a meter registry, like the listener above. */
+    @Bean
+    PartitionListener outboxPartitionMetricsListener(ObjectProvider<MeterRegistry> registry) {
+        MeterRegistry meterRegistry = registry.getIfAvailable();
+        return meterRegistry == null ? PartitionListener.NOOP : new MicrometerPartitionListener(meterRegistry);
     }
 
     /** Gauges over the monitor's snapshots; Spring Boot binds every MeterBinder bean to the registries. */
