@@ -23,7 +23,7 @@ import java.util.function.ToDoubleFunction;
  *   <li>{@code outbox.cluster.instances.total}, {@code outbox.cluster.partitions.total},
  *       {@code outbox.cluster.partitions.avg_per_instance}, {@code outbox.cluster.partitions.unassigned}</li>
  *   <li>{@code outbox.records.oldest.pending.age} (seconds)</li>
- *   <li>{@code outbox.partition.pending.records{partition=0..255}}, optional: 256 series, for a heatmap</li>
+ *   <li>{@code outbox.partition.pending{partition=0..255}}, optional: 256 series, for a heatmap</li>
  * </ul>
  */
 public final class OutboxMetrics implements MeterBinder {
@@ -32,7 +32,7 @@ public final class OutboxMetrics implements MeterBinder {
     private final boolean perPartitionGauges;
 
     /**
-     * @param perPartitionGauges whether to register the 256 {@code outbox.partition.pending.records} series
+     * @param perPartitionGauges whether to register the 256 {@code outbox.partition.pending} series
      */
     public OutboxMetrics(OutboxMonitor monitor, boolean perPartitionGauges) {
         this.monitor = Objects.requireNonNull(monitor, "monitor");
@@ -66,7 +66,7 @@ public final class OutboxMetrics implements MeterBinder {
         if (perPartitionGauges) {
             for (int partition = 0; partition < PartitionHasher.PARTITION_COUNT; partition++) {
                 int p = partition;
-                gauge("outbox.partition.pending.records", "NEW records per partition", s -> s.pendingIn(p))
+                gauge("outbox.partition.pending", "NEW records per partition", s -> s.pendingIn(p))
                         .tag("partition", Integer.toString(p)).register(registry);
             }
         }

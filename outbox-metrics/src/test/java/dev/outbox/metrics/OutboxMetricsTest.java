@@ -70,8 +70,8 @@ class OutboxMetricsTest {
         assertThat(gauge("outbox.cluster.partitions.total")).isEqualTo(256.0);
         assertThat(gauge("outbox.cluster.partitions.unassigned")).isZero();
         assertThat(gauge("outbox.records.oldest.pending.age")).isEqualTo(3.0);
-        assertThat(gauge("outbox.partition.pending.records", "partition", "5")).isEqualTo(2.0);
-        assertThat(registry.find("outbox.partition.pending.records").gauges()).hasSize(256);
+        assertThat(gauge("outbox.partition.pending", "partition", "5")).isEqualTo(2.0);
+        assertThat(registry.find("outbox.partition.pending").gauges()).hasSize(256);
     }
 
     @Test
@@ -92,7 +92,7 @@ class OutboxMetricsTest {
     void thePerPartitionSeriesCanBeSwitchedOff() {
         bind(OwnedPartitions.all(), false);
 
-        assertThat(registry.find("outbox.partition.pending.records").gauges()).isEmpty();
+        assertThat(registry.find("outbox.partition.pending").gauges()).isEmpty();
         assertThat(registry.find("outbox.records.count").gauges()).hasSize(3);
     }
 

@@ -66,7 +66,7 @@ public record OutboxProperties(
     /**
      * @param refreshInterval how long database-backed figures (record counts, backlog per partition, cluster) are
      *     reused by gauges, health and the actuator endpoint: at most one grouped query per family per interval
-     * @param partitionGauges publish {@code outbox.partition.pending.records} for each of the 256 partitions (a
+     * @param partitionGauges publish {@code outbox.partition.pending} for each of the 256 partitions (a
      *     heatmap); 256 series per instance
      * @param maxEventTypes distinct {@code event_type} tag values of the record counters; further types are counted
      *     as {@code other}
