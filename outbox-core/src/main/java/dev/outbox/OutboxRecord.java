@@ -26,6 +26,8 @@ public final class OutboxRecord {
     public static final int DEFAULT_MAX_PAYLOAD_BYTES = 1024 * 1024;
     /** Length limit of the stored error text, in characters; longer texts are cut. */
     public static final int MAX_ERROR_LENGTH = 2000;
+    /** Longest trace context stored with a record (column {@code trace_context}). */
+    public static final int MAX_TRACE_CONTEXT_LENGTH = 1000;
 
     private final String id;
     private final String aggregateId;
@@ -39,6 +41,7 @@ public final class OutboxRecord {
     private final Instant nextRetryAt;
     private final @Nullable Long sequence;
     private final @Nullable String lastError;
+    private final @Nullable String traceContext;
     private final long epoch;
 
     private OutboxRecord(RestoreBuilder b) {
@@ -61,6 +64,11 @@ public final class OutboxRecord {
         this.nextRetryAt = Objects.requireNonNull(b.nextRetryAt, "nextRetryAt must not be null");
         this.sequence = b.sequence;
         this.lastError = b.lastError;
+        if (b.traceContext != null && b.traceContext.length() > MAX_TRACE_CONTEXT_LENGTH) {
+            throw new IllegalArgumentException("traceContext must be at most " + MAX_TRACE_CONTEXT_LENGTH
+                    + " characters but was " + b.traceContext.length());
+        }
+        this.traceContext = b.traceContext;
         if (b.epoch < 0) {
             throw new IllegalArgumentException("epoch must be >= 0 but was " + b.epoch);
         }
@@ -137,6 +145,20 @@ public final class OutboxRecord {
     }
 
     /**
+     * The trace context that was current when the record was written (propagation headers, encoded by the
+     * observation that captured them), so that processing continues the writer's trace; null when none was captured.
+     */
+    public @Nullable String getTraceContext() {
+        return traceContext;
+    }
+
+    /** This record with the trace context of its write; see {@link #getTraceContext()}. */
+    public OutboxRecord withTraceContext(@Nullable String traceContext) {
+        return Objects.equals(traceContext, this.traceContext) ? this
+                : toBuilder().traceContext(traceContext).build();
+    }
+
+    /**
      * The epoch of the partition under which this record is being delivered: it increases every time the partition
      * changes owner, so a downstream system can reject deliveries from an instance that no longer owns the partition.
      * 0 outside of delivery and for a single instance that owns every partition without coordination.
@@ -154,7 +176,7 @@ public final class OutboxRecord {
     public RestoreBuilder toBuilder() {
         return new RestoreBuilder().id(id).aggregateId(aggregateId).eventType(eventType).payload(payload)
                 .partition(partition).createdAt(createdAt).status(status).completedAt(completedAt)
-                .retryCount(retryCount).nextRetryAt(nextRetryAt).sequence(sequence).lastError(lastError).epoch(epoch);
+                .retryCount(retryCount).nextRetryAt(nextRetryAt).sequence(sequence).lastError(lastError).traceContext(traceContext).epoch(epoch);
     }
 
     @Override
@@ -293,6 +315,7 @@ public final class OutboxRecord {
         private @Nullable Instant nextRetryAt;
         private @Nullable Long sequence;
         private @Nullable String lastError;
+        private @Nullable String traceContext;
         private long epoch;
 
         private RestoreBuilder() {
@@ -357,6 +380,12 @@ public final class OutboxRecord {
 
         public RestoreBuilder lastError(@Nullable String lastError) {
             this.lastError = lastError;
+            return this;
+        }
+
+        /** At most {@value OutboxRecord#MAX_TRACE_CONTEXT_LENGTH} characters; see {@link OutboxRecord#getTraceContext()}. */
+        public RestoreBuilder traceContext(@Nullable String traceContext) {
+            this.traceContext = traceContext;
             return this;
         }
 

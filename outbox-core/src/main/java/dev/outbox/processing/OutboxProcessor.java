@@ -8,6 +8,7 @@ import dev.outbox.partition.PartitionOwnership;
 import dev.outbox.retry.OutboxRetryPolicy;
 import dev.outbox.spi.DueRecordsQuery;
 import dev.outbox.spi.OutboxListener;
+import dev.outbox.spi.OutboxObservation;
 import dev.outbox.spi.RecordStore;
 import java.time.Clock;
 import java.time.Duration;
@@ -61,6 +62,7 @@ public final class OutboxProcessor implements AutoCloseable {
     private final OutboxRetryPolicy retryPolicy;
     private final PartitionOwnership ownership;
     private final OutboxListener listener;
+    private final OutboxObservation observation;
     private final Clock clock;
     private final ProcessingOptions options;
 
@@ -92,6 +94,7 @@ public final class OutboxProcessor implements AutoCloseable {
         this.retryPolicy = builder.retryPolicy;
         this.ownership = builder.ownership;
         this.listener = builder.listener;
+        this.observation = builder.observation;
         this.clock = builder.clock;
         this.options = builder.options;
         this.workerThreadFactory = builder.workerThreadFactory;
@@ -409,7 +412,7 @@ public final class OutboxProcessor implements AutoCloseable {
     /** Calls the handler; returns what it threw, or null. */
     private @Nullable Throwable invoke(OutboxRecord record) {
         try {
-            handler.process(record);
+            observation.observeProcessing(record, () -> handler.process(record));
             return null;
         } catch (Throwable e) {
             if (e instanceof InterruptedException) {
@@ -733,6 +736,7 @@ public final class OutboxProcessor implements AutoCloseable {
                 Duration.ofMinutes(1), 2.0);
         private PartitionOwnership ownership = PartitionOwnership.allPartitions();
         private OutboxListener listener = OutboxListener.NOOP;
+        private OutboxObservation observation = OutboxObservation.NOOP;
         private Clock clock = Clock.systemUTC();
         private ProcessingOptions options = ProcessingOptions.defaults();
         private @Nullable ThreadFactory workerThreadFactory;
@@ -764,6 +768,12 @@ public final class OutboxProcessor implements AutoCloseable {
 
         public Builder listener(OutboxListener listener) {
             this.listener = Objects.requireNonNull(listener, "listener");
+            return this;
+        }
+
+        /** Wraps each handler call, e.g. in a tracing observation. Default: none. */
+        public Builder observation(OutboxObservation observation) {
+            this.observation = Objects.requireNonNull(observation, "observation");
             return this;
         }
 

@@ -149,7 +149,20 @@ public abstract class RecordStoreContract {
         assertThat(found.getNextRetryAt()).isEqualTo(clock.instant());
         assertThat(found.getCompletedAt()).isNull();
         assertThat(found.getLastError()).isNull();
+        assertThat(found.getTraceContext()).isNull();
         assertThat(found.getSequence()).isNotNull();
+    }
+
+    @Test
+    public final void theTraceContextOfTheWriteIsStoredAndDeliveredWithTheRecord() {
+        String context = "traceparent=00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01";
+        OutboxRecord record = build("order-9", "{}").withTraceContext(context);
+
+        repository().save(record);
+
+        assertThat(stored(record).getTraceContext()).isEqualTo(context);
+        assertThat(recordStore().findDue(new DueRecordsQuery(OwnedPartitions.all(), clock.instant(), 10, true)))
+                .singleElement().extracting(OutboxRecord::getTraceContext).isEqualTo(context);
     }
 
     @Test

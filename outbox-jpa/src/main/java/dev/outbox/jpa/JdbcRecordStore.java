@@ -273,6 +273,7 @@ public final class JdbcRecordStore implements RecordStore, RecordStatistics {
                 .retryCount(rs.getInt("retry_count"))
                 .nextRetryAt(dialect.readTimestamp(rs, "next_retry_at"))
                 .lastError(rs.getString("last_error"))
+                .traceContext(rs.getString("trace_context"))
                 .build();
     }
 }

@@ -3,6 +3,7 @@ package dev.outbox.jpa;
 import dev.outbox.OutboxRecord;
 import dev.outbox.OutboxRecordRepository;
 import dev.outbox.OutboxRecordStatus;
+import dev.outbox.spi.OutboxObservation;
 import jakarta.persistence.EntityManager;
 import jakarta.persistence.EntityManagerFactory;
 import java.util.List;
@@ -53,6 +54,7 @@ public final class JpaOutboxRecordRepository implements OutboxRecordRepository {
     private final TransactionTemplate transactions;
     private final int maxPayloadBytes;
     private final CommitHooks hooks;
+    private final OutboxObservation observation;
     private final Object synchronizationKey = new Object();
 
     /** Callbacks around the commit of a transaction that saved records, with the partitions it wrote to. */
@@ -80,6 +82,16 @@ public final class JpaOutboxRecordRepository implements OutboxRecordRepository {
      */
     public JpaOutboxRecordRepository(EntityManager entityManager, PlatformTransactionManager transactionManager,
             int maxPayloadBytes, CommitHooks hooks) {
+        this(entityManager, transactionManager, maxPayloadBytes, hooks, OutboxObservation.NOOP);
+    }
+
+    /**
+     * @param observation captures the writer's trace context, stored with each record
+     * @see #JpaOutboxRecordRepository(EntityManager, PlatformTransactionManager, int, CommitHooks)
+     */
+    public JpaOutboxRecordRepository(EntityManager entityManager, PlatformTransactionManager transactionManager,
+            int maxPayloadBytes, CommitHooks hooks, OutboxObservation observation) {
+        this.observation = Objects.requireNonNull(observation, "observation");
         this.rows = new JpaRepositoryFactory(Objects.requireNonNull(entityManager, "entityManager"))
                 .getRepository(OutboxRecordRows.class);
         this.transactions = new TransactionTemplate(Objects.requireNonNull(transactionManager, "transactionManager"));
@@ -93,6 +105,13 @@ public final class JpaOutboxRecordRepository implements OutboxRecordRepository {
      */
     public static JpaOutboxRecordRepository create(EntityManagerFactory entityManagerFactory,
             PlatformTransactionManager transactionManager, int maxPayloadBytes, CommitHooks hooks) {
+        return create(entityManagerFactory, transactionManager, maxPayloadBytes, hooks, OutboxObservation.NOOP);
+    }
+
+    /** As {@link #create(EntityManagerFactory, PlatformTransactionManager, int, CommitHooks)}, with tracing. */
+    public static JpaOutboxRecordRepository create(EntityManagerFactory entityManagerFactory,
+            PlatformTransactionManager transactionManager, int maxPayloadBytes, CommitHooks hooks,
+            OutboxObservation observation) {
         try {
             entityManagerFactory.getMetamodel().entity(OutboxRecordEntity.class);
         } catch (IllegalArgumentException e) {
@@ -102,19 +121,30 @@ public final class JpaOutboxRecordRepository implements OutboxRecordRepository {
         }
         return new JpaOutboxRecordRepository(
                 SharedEntityManagerCreator.createSharedEntityManager(entityManagerFactory), transactionManager,
-                maxPayloadBytes, hooks);
+                maxPayloadBytes, hooks, observation);
     }
 
     @Override
     public OutboxRecord save(OutboxRecord record) {
         Objects.requireNonNull(record, "record must not be null");
         OutboxRecord.checkPayloadSize(record.getPayload(), maxPayloadBytes);
-        OutboxRecordEntity entity = OutboxRecordEntity.of(record);
-        transactions.executeWithoutResult(status -> {
-            rows.save(entity);
+        return Objects.requireNonNull(transactions.execute(status -> {
+            OutboxRecord stored = withTraceContext(record);
+            rows.save(OutboxRecordEntity.of(stored));
             registerCommitHooks(record.getPartition());
-        });
-        return record;
+            return stored;
+        }));
+    }
+
+    /** Tracing must never fail a business write: a context that cannot be captured or stored is left out. */
+    private OutboxRecord withTraceContext(OutboxRecord record) {
+        try {
+            String context = observation.contextForWrite(record);
+            return context == null ? record : record.withTraceContext(context);
+        } catch (RuntimeException e) {
+            log.debug("Outbox record {}: trace context not stored: {}", record.getId(), e.toString());
+            return record;
+        }
     }
 
     /** Collects the transaction's partitions and registers the hooks once per transaction; a rollback runs neither. */

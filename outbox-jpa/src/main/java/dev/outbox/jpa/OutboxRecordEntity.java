@@ -69,6 +69,9 @@ public class OutboxRecordEntity implements Persistable<String> {
     @Column(name = "last_error", length = OutboxRecord.MAX_ERROR_LENGTH)
     private @Nullable String lastError;
 
+    @Column(name = "trace_context", length = OutboxRecord.MAX_TRACE_CONTEXT_LENGTH, updatable = false)
+    private @Nullable String traceContext;
+
     protected OutboxRecordEntity() {
         // for JPA
     }
@@ -86,6 +89,7 @@ public class OutboxRecordEntity implements Persistable<String> {
         entity.retryCount = record.getRetryCount();
         entity.nextRetryAt = record.getNextRetryAt();
         entity.lastError = record.getLastError();
+        entity.traceContext = record.getTraceContext();
         return entity;
     }
 
@@ -109,6 +113,6 @@ public class OutboxRecordEntity implements Persistable<String> {
         return OutboxRecord.restore().id(id).sequence(sequence).status(status).aggregateId(aggregateId)
                 .eventType(eventType).payload(payload).partition(partition).createdAt(createdAt)
                 .completedAt(completedAt).retryCount(retryCount).nextRetryAt(nextRetryAt).lastError(lastError)
-                .build();
+                .traceContext(traceContext).build();
     }
 }

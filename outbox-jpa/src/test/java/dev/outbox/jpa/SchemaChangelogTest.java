@@ -40,7 +40,7 @@ class SchemaChangelogTest {
 
     /** Changesets in the outbox changelog; grows with every new changeset. */
     /** Changesets every database runs; PostgreSQL runs the partial indexes of 004 too. */
-    private static final int COMMON_CHANGESETS = 10;
+    private static final int COMMON_CHANGESETS = 11;
     private static final int POSTGRES_ONLY_CHANGESETS = 2;
 
     /** An application changelog that includes the outbox master between two changesets of its own. */
@@ -72,6 +72,7 @@ class SchemaChangelogTest {
                 record.put("retry_count", "INT NOT NULL");
                 record.put("next_retry_at", "TIMESTAMP(6) WITH TIME ZONE NOT NULL");
                 record.put("last_error", "VARCHAR(2000) NULL");
+                record.put("trace_context", "VARCHAR(1000) NULL");
                 assertThat(columns(connection, "outbox_record")).isEqualTo(record);
 
                 Map<String, String> instance = new LinkedHashMap<>();

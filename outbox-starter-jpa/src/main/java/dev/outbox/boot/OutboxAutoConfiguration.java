@@ -17,6 +17,7 @@ import dev.outbox.partition.PartitionOwnership;
 import dev.outbox.processing.OutboxProcessor;
 import dev.outbox.retry.OutboxRetryPolicy;
 import dev.outbox.spi.OutboxListener;
+import dev.outbox.spi.OutboxObservation;
 import dev.outbox.spi.InstanceStore;
 import dev.outbox.spi.PartitionListener;
 import dev.outbox.spi.PartitionStore;
@@ -83,7 +84,7 @@ public class OutboxAutoConfiguration {
     OutboxRecordRepository outboxRecordRepository(EntityManagerFactory entityManagerFactory,
             PlatformTransactionManager transactionManager, DataSource dataSource, DatabaseDialect dialect,
             OutboxProperties properties, ObjectProvider<OutboxSchemaInitialization> schema,
-            ObjectProvider<OutboxProcessor> processor) {
+            ObjectProvider<OutboxProcessor> processor, ObjectProvider<OutboxObservation> observation) {
         schema.ifAvailable(initialized -> { });
         boolean notify = properties.listenNotify() && dialect == DatabaseDialect.POSTGRESQL;
         JdbcTemplate jdbc = new JdbcTemplate(dataSource);
@@ -100,7 +101,7 @@ public class OutboxAutoConfiguration {
                     public void afterCommit(Set<Integer> partitions) {
                         processor.ifAvailable(engine -> engine.wakeUpFor(partitions));
                     }
-                });
+                }, observation.getIfAvailable(() -> OutboxObservation.NOOP));
     }
 
     @Bean
@@ -168,8 +169,8 @@ public class OutboxAutoConfiguration {
     @ConditionalOnMissingBean
     OutboxProcessor outboxProcessor(RecordStore store, ObjectProvider<OutboxRecordProcessor> processors,
             OutboxRetryPolicy retryPolicy, ObjectProvider<ClusterCoordinator> coordinator,
-            ObjectProvider<OutboxListener> listeners, Clock clock, OutboxProperties properties,
-            Environment environment) {
+            ObjectProvider<OutboxListener> listeners, ObjectProvider<OutboxObservation> observation, Clock clock,
+            OutboxProperties properties, Environment environment) {
         // Without background processing there is no cluster membership: explicit passes cover every partition.
         ClusterCoordinator cluster = coordinator.getIfAvailable();
         PartitionOwnership ownership = cluster != null ? cluster : PartitionOwnership.allPartitions();
@@ -184,6 +185,7 @@ public class OutboxAutoConfiguration {
                 .retryPolicy(retryPolicy)
                 .ownership(ownership)
                 .listener(OutboxListener.composite(listeners.orderedStream().toList()))
+                .observation(observation.getIfAvailable(() -> OutboxObservation.NOOP))
                 .clock(clock)
                 .options(properties.toProcessingOptions())
                 .build();

@@ -1,12 +1,15 @@
 package dev.outbox.boot;
 
 import dev.outbox.metrics.MicrometerOutboxListener;
+import dev.outbox.metrics.MicrometerOutboxObservation;
 import dev.outbox.metrics.MicrometerPartitionListener;
 import dev.outbox.metrics.OutboxMetrics;
 import dev.outbox.monitoring.OutboxMonitor;
 import dev.outbox.spi.OutboxListener;
+import dev.outbox.spi.OutboxObservation;
 import dev.outbox.spi.PartitionListener;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.observation.ObservationRegistry;
 import java.time.Clock;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
@@ -35,6 +38,18 @@ public class OutboxMetricsAutoConfiguration {
     PartitionListener outboxPartitionMetricsListener(ObjectProvider<MeterRegistry> registry) {
         MeterRegistry meterRegistry = registry.getIfAvailable();
         return meterRegistry == null ? PartitionListener.NOOP : new MicrometerPartitionListener(meterRegistry);
+    }
+
+    /**
+     * Observations of each record's write and handler calls, so a tracing bridge follows a record from the request
+     * that wrote it to its handler; does nothing without an {@code ObservationRegistry}.
+     */
+    @Bean
+    @ConditionalOnMissingBean
+    OutboxObservation outboxObservation(ObjectProvider<ObservationRegistry> registry) {
+        ObservationRegistry observationRegistry = registry.getIfAvailable();
+        return observationRegistry == null ? OutboxObservation.NOOP
+                : new MicrometerOutboxObservation(observationRegistry);
     }
 
     /** Gauges over the monitor's snapshots; Spring Boot binds every MeterBinder bean to the registries. */
