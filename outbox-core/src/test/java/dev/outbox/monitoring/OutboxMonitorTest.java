@@ -7,16 +7,11 @@ import dev.outbox.OutboxRecord;
 import dev.outbox.OutboxRecordStatus;
 import dev.outbox.partition.OwnedPartitions;
 import dev.outbox.partition.PartitionHasher;
-import dev.outbox.spi.PartitionBacklog;
-import dev.outbox.spi.RecordStatistics;
+import dev.outbox.testing.CountingRecordStatistics;
 import dev.outbox.testing.InMemoryClusterStore;
 import dev.outbox.testing.InMemoryRecordStore;
 import dev.outbox.testing.MutableClock;
 import java.time.Duration;
-import java.util.List;
-import java.util.Map;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 
 class OutboxMonitorTest {
@@ -27,28 +22,7 @@ class OutboxMonitorTest {
     private final MutableClock clock = MutableClock.startingNow();
     private final InMemoryRecordStore records = new InMemoryRecordStore();
     private final InMemoryClusterStore cluster = new InMemoryClusterStore(clock);
-    private final AtomicInteger statisticsQueries = new AtomicInteger();
-    private final AtomicBoolean databaseDown = new AtomicBoolean();
-    private final RecordStatistics countingStatistics = new RecordStatistics() {
-        @Override
-        public Map<OutboxRecordStatus, Long> countByStatus() {
-            query();
-            return records.countByStatus();
-        }
-
-        @Override
-        public List<PartitionBacklog> pendingByPartition() {
-            query();
-            return records.pendingByPartition();
-        }
-
-        private void query() {
-            statisticsQueries.incrementAndGet();
-            if (databaseDown.get()) {
-                throw new IllegalStateException("connection refused");
-            }
-        }
-    };
+    private final CountingRecordStatistics countingStatistics = new CountingRecordStatistics(records);
 
     @Test
     void aSnapshotIsReusedForTheRefreshIntervalThenTakenAgain() {
@@ -59,12 +33,12 @@ class OutboxMonitorTest {
         OutboxSnapshot first = monitor.snapshot();
         clock.advance(REFRESH.minusMillis(1));
         assertThat(monitor.snapshot()).isSameAs(first);
-        assertThat(statisticsQueries).as("one query per family").hasValue(2);
+        assertThat(countingStatistics.queries()).as("one query per family").isEqualTo(2);
 
         save("order-2");
         clock.advance(Duration.ofMillis(1));
         OutboxSnapshot second = monitor.snapshot();
-        assertThat(statisticsQueries).hasValue(4);
+        assertThat(countingStatistics.queries()).isEqualTo(4);
         assertThat(second.recordCount(OutboxRecordStatus.NEW)).isEqualTo(2);
         assertThat(first.recordCount(OutboxRecordStatus.NEW)).as("snapshots are immutable").isEqualTo(1);
     }
@@ -73,13 +47,13 @@ class OutboxMonitorTest {
     void aFailedRefreshIsNotRetriedBeforeTheIntervalIsOver() {
         OutboxMonitor monitor = OutboxMonitor.builder().statistics(countingStatistics).clock(clock)
                 .refreshInterval(REFRESH).build();
-        databaseDown.set(true);
+        countingStatistics.failWith(new IllegalStateException("connection refused"));
 
         assertThatThrownBy(monitor::snapshot).hasMessage("connection refused");
         assertThatThrownBy(monitor::snapshot).hasMessage("connection refused");
-        assertThat(statisticsQueries).hasValue(1);
+        assertThat(countingStatistics.queries()).isEqualTo(1);
 
-        databaseDown.set(false);
+        countingStatistics.failWith(null);
         clock.advance(REFRESH);
         assertThat(monitor.snapshot().recordCount(OutboxRecordStatus.NEW)).isZero();
     }

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.outbox.OutboxRecord;
 import dev.outbox.OutboxRecordStatus;
+import dev.outbox.testing.ForwardingRecordStore;
 import dev.outbox.testing.InMemoryRecordStore;
 import dev.outbox.testing.MutableClock;
 import java.time.Duration;
@@ -86,44 +87,18 @@ class CompletionStorageTest {
     }
 
     /** Records the aggregate ids of every multi-record completion call. */
-    private static final class CountingStore implements dev.outbox.spi.RecordStore {
-        private final InMemoryRecordStore delegate;
+    private static final class CountingStore extends ForwardingRecordStore {
         private final List<List<String>> calls;
 
         CountingStore(InMemoryRecordStore delegate, List<List<String>> calls) {
-            this.delegate = delegate;
+            super(delegate);
             this.calls = calls;
-        }
-
-        @Override
-        public List<OutboxRecord> findDue(dev.outbox.spi.DueRecordsQuery query) {
-            return delegate.findDue(query);
-        }
-
-        @Override
-        public boolean markCompleted(OutboxRecord record, Instant completedAt) {
-            return delegate.markCompleted(record, completedAt);
         }
 
         @Override
         public List<OutboxRecord> markCompleted(List<OutboxRecord> records, Instant completedAt) {
             calls.add(records.stream().map(OutboxRecord::getAggregateId).toList());
-            return new ArrayList<>(delegate.markCompleted(records, completedAt));
-        }
-
-        @Override
-        public boolean deleteCompleted(OutboxRecord record) {
-            return delegate.deleteCompleted(record);
-        }
-
-        @Override
-        public boolean scheduleRetry(OutboxRecord record, int retryCount, Instant nextRetryAt, String lastError) {
-            return delegate.scheduleRetry(record, retryCount, nextRetryAt, lastError);
-        }
-
-        @Override
-        public boolean markFailed(OutboxRecord record, int retryCount, String lastError) {
-            return delegate.markFailed(record, retryCount, lastError);
+            return new ArrayList<>(super.markCompleted(records, completedAt));
         }
     }
 }

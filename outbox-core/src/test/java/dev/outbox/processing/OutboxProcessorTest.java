@@ -15,6 +15,7 @@ import dev.outbox.retry.OutboxRetryPolicy;
 import dev.outbox.spi.DueRecordsQuery;
 import dev.outbox.spi.OutboxListener;
 import dev.outbox.spi.RecordStore;
+import dev.outbox.testing.ForwardingRecordStore;
 import dev.outbox.testing.InMemoryRecordStore;
 import dev.outbox.testing.MutableClock;
 import java.io.IOException;
@@ -526,7 +527,7 @@ class OutboxProcessorTest {
     @Test
     void storeFailuresAndErrorsWhileFetchingDoNotKillTheLoop() {
         AtomicInteger fetches = new AtomicInteger();
-        RecordStore flaky = new DelegatingStore(store) {
+        RecordStore flaky = new ForwardingRecordStore(store) {
             @Override
             public List<OutboxRecord> findDue(DueRecordsQuery query) {
                 int fetch = fetches.incrementAndGet();
@@ -695,7 +696,7 @@ class OutboxProcessorTest {
     @Test
     void wakeUpMakesAnIdleLoopPickUpANewRecordPromptly() {
         AtomicInteger fetches = new AtomicInteger();
-        RecordStore counting = new DelegatingStore(store) {
+        RecordStore counting = new ForwardingRecordStore(store) {
             @Override
             public List<OutboxRecord> findDue(DueRecordsQuery query) {
                 List<OutboxRecord> due = super.findDue(query);
@@ -771,10 +772,15 @@ class OutboxProcessorTest {
     @Test
     void aRejectedStatusWriteIsReportedAndNotCountedAsCompleted() {
         List<String> events = Collections.synchronizedList(new ArrayList<>());
-        RecordStore refusing = new DelegatingStore(store) {
+        RecordStore refusing = new ForwardingRecordStore(store) {
             @Override
             public boolean markCompleted(OutboxRecord record, Instant completedAt) {
                 return false;
+            }
+
+            @Override
+            public List<OutboxRecord> markCompleted(List<OutboxRecord> records, Instant completedAt) {
+                return records;
             }
         };
         OutboxRecord record = save("A", "a1");
@@ -868,40 +874,6 @@ class OutboxProcessorTest {
                     .hasMessageContaining("outbox.instance.graceful-shutdown-timeout-seconds");
             assertThat(defaults.withBatchSize(7).withConcurrency(3).batchSize()).isEqualTo(7);
             assertThat(defaults.batchSize()).as("options are immutable").isEqualTo(100);
-        }
-    }
-
-    /** Forwards to the in-memory store; tests override single methods. */
-    private static class DelegatingStore implements RecordStore {
-        private final RecordStore delegate;
-
-        DelegatingStore(RecordStore delegate) {
-            this.delegate = delegate;
-        }
-
-        @Override
-        public List<OutboxRecord> findDue(DueRecordsQuery query) {
-            return delegate.findDue(query);
-        }
-
-        @Override
-        public boolean markCompleted(OutboxRecord record, Instant completedAt) {
-            return delegate.markCompleted(record, completedAt);
-        }
-
-        @Override
-        public boolean scheduleRetry(OutboxRecord record, int retryCount, Instant nextRetryAt, String lastError) {
-            return delegate.scheduleRetry(record, retryCount, nextRetryAt, lastError);
-        }
-
-        @Override
-        public boolean markFailed(OutboxRecord record, int retryCount, String lastError) {
-            return delegate.markFailed(record, retryCount, lastError);
-        }
-
-        @Override
-        public boolean deleteCompleted(OutboxRecord record) {
-            return delegate.deleteCompleted(record);
         }
     }
 }

@@ -8,6 +8,7 @@ import dev.outbox.OutboxRecordStatus;
 import dev.outbox.partition.PartitionHasher;
 import dev.outbox.spi.DueRecordsQuery;
 import dev.outbox.spi.RecordStore;
+import dev.outbox.testing.ForwardingRecordStore;
 import dev.outbox.testing.InMemoryRecordStore;
 import dev.outbox.testing.MutableClock;
 import java.time.Duration;
@@ -42,7 +43,7 @@ class PipelineTest {
     void completionsHandledWhileAWriteIsUnderwayAreStoredTogetherInTheNextWrite() throws Exception {
         CountDownLatch firstWriteMayFinish = new CountDownLatch(1);
         List<Integer> writeSizes = new CopyOnWriteArrayList<>();
-        RecordStore store = new DelegatingStore(records) {
+        RecordStore store = new ForwardingRecordStore(records) {
             @Override
             public List<OutboxRecord> markCompleted(List<OutboxRecord> batch, Instant completedAt) {
                 writeSizes.add(batch.size());
@@ -101,7 +102,7 @@ class PipelineTest {
         OutboxRecord record = save("A");
         int partition = record.getPartition();
         OutboxProcessor[] processor = new OutboxProcessor[1];
-        RecordStore store = new DelegatingStore(records) {
+        RecordStore store = new ForwardingRecordStore(records) {
             @Override
             public List<OutboxRecord> findDue(DueRecordsQuery query) {
                 List<OutboxRecord> due = super.findDue(query);
@@ -163,45 +164,6 @@ class PipelineTest {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IllegalStateException(e);
-        }
-    }
-
-    /** Passes everything to the in-memory store; tests override what they watch. */
-    private static class DelegatingStore implements RecordStore {
-        private final InMemoryRecordStore delegate;
-
-        DelegatingStore(InMemoryRecordStore delegate) {
-            this.delegate = delegate;
-        }
-
-        @Override
-        public List<OutboxRecord> findDue(DueRecordsQuery query) {
-            return delegate.findDue(query);
-        }
-
-        @Override
-        public boolean markCompleted(OutboxRecord record, Instant completedAt) {
-            return delegate.markCompleted(record, completedAt);
-        }
-
-        @Override
-        public List<OutboxRecord> markCompleted(List<OutboxRecord> batch, Instant completedAt) {
-            return delegate.markCompleted(batch, completedAt);
-        }
-
-        @Override
-        public boolean deleteCompleted(OutboxRecord record) {
-            return delegate.deleteCompleted(record);
-        }
-
-        @Override
-        public boolean scheduleRetry(OutboxRecord record, int retryCount, Instant nextRetryAt, String lastError) {
-            return delegate.scheduleRetry(record, retryCount, nextRetryAt, lastError);
-        }
-
-        @Override
-        public boolean markFailed(OutboxRecord record, int retryCount, String lastError) {
-            return delegate.markFailed(record, retryCount, lastError);
         }
     }
 }

@@ -3,22 +3,16 @@ package dev.outbox.metrics;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.outbox.OutboxRecord;
-import dev.outbox.OutboxRecordStatus;
 import dev.outbox.monitoring.OutboxMonitor;
 import dev.outbox.partition.OwnedPartitions;
 import dev.outbox.partition.PartitionHasher;
-import dev.outbox.spi.PartitionBacklog;
-import dev.outbox.spi.RecordStatistics;
+import dev.outbox.testing.CountingRecordStatistics;
 import dev.outbox.testing.InMemoryRecordStore;
 import dev.outbox.testing.MutableClock;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Duration;
-import java.util.List;
-import java.util.Map;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 
 class OutboxMetricsTest {
@@ -26,28 +20,7 @@ class OutboxMetricsTest {
     private final SimpleMeterRegistry registry = new SimpleMeterRegistry();
     private final MutableClock clock = MutableClock.startingNow();
     private final InMemoryRecordStore records = new InMemoryRecordStore();
-    private final AtomicInteger queries = new AtomicInteger();
-    private final AtomicBoolean down = new AtomicBoolean();
-    private final RecordStatistics statistics = new RecordStatistics() {
-        @Override
-        public Map<OutboxRecordStatus, Long> countByStatus() {
-            query();
-            return records.countByStatus();
-        }
-
-        @Override
-        public List<PartitionBacklog> pendingByPartition() {
-            query();
-            return records.pendingByPartition();
-        }
-
-        private void query() {
-            queries.incrementAndGet();
-            if (down.get()) {
-                throw new IllegalStateException("database down");
-            }
-        }
-    };
+    private final CountingRecordStatistics statistics = new CountingRecordStatistics(records);
 
     @Test
     void theSeedsGaugesReportTheSnapshot() {
@@ -81,11 +54,11 @@ class OutboxMetricsTest {
 
         scrape();
         scrape();
-        assertThat(queries).as("status counts and partition backlog, once").hasValue(2);
+        assertThat(statistics.queries()).as("status counts and partition backlog, once").isEqualTo(2);
 
         clock.advance(OutboxMonitor.DEFAULT_REFRESH_INTERVAL);
         scrape();
-        assertThat(queries).hasValue(4);
+        assertThat(statistics.queries()).isEqualTo(4);
     }
 
     @Test
@@ -99,7 +72,7 @@ class OutboxMetricsTest {
     @Test
     void gaugesReportNaNWhileTheStatisticsCannotBeRead() {
         bind(OwnedPartitions.all(), false);
-        down.set(true);
+        statistics.failWith(new IllegalStateException("database down"));
 
         assertThat(gauge("outbox.records.count", "status", "new")).isNaN();
         assertThat(gauge("outbox.partitions.pending.records.total")).isNaN();
