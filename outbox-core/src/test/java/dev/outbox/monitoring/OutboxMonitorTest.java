@@ -6,7 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.outbox.OutboxRecord;
 import dev.outbox.OutboxRecordStatus;
 import dev.outbox.partition.OwnedPartitions;
-import dev.outbox.partition.PartitionHasher;
+import dev.outbox.testing.AggregateIds;
 import dev.outbox.testing.CountingRecordStatistics;
 import dev.outbox.testing.InMemoryClusterStore;
 import dev.outbox.testing.InMemoryRecordStore;
@@ -60,9 +60,9 @@ class OutboxMonitorTest {
 
     @Test
     void figuresOfThisInstanceCoverItsOwnPartitionsOnly() {
-        String inPartition3 = aggregateIn(3);
-        String inPartition9 = aggregateIn(9);
-        String inPartition100 = aggregateIn(100);
+        String inPartition3 = AggregateIds.inPartition(3, "agg");
+        String inPartition9 = AggregateIds.inPartition(9, "agg");
+        String inPartition100 = AggregateIds.inPartition(100, "agg");
         OutboxRecord oldest = save(inPartition100);
         clock.advance(Duration.ofSeconds(30));
         save(inPartition3);
@@ -129,14 +129,5 @@ class OutboxMonitorTest {
                 .build(clock);
         records.save(record);
         return records.findById(record.getId()).orElseThrow();
-    }
-
-    private static String aggregateIn(int partition) {
-        for (int i = 0; ; i++) {
-            String candidate = "agg-" + i;
-            if (PartitionHasher.partitionOf(candidate) == partition) {
-                return candidate;
-            }
-        }
     }
 }

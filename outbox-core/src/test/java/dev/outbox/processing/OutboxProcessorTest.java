@@ -10,11 +10,11 @@ import dev.outbox.OutboxRecord;
 import dev.outbox.OutboxRecordProcessor;
 import dev.outbox.OutboxRecordStatus;
 import dev.outbox.partition.OwnedPartitions;
-import dev.outbox.partition.PartitionHasher;
 import dev.outbox.retry.OutboxRetryPolicy;
 import dev.outbox.spi.DueRecordsQuery;
 import dev.outbox.spi.OutboxListener;
 import dev.outbox.spi.RecordStore;
+import dev.outbox.testing.AggregateIds;
 import dev.outbox.testing.ForwardingRecordStore;
 import dev.outbox.testing.InMemoryRecordStore;
 import dev.outbox.testing.MutableClock;
@@ -91,15 +91,6 @@ class OutboxProcessorTest {
                 throw new IllegalStateException("boom on " + record.getPayload());
             }
         };
-    }
-
-    private static String aggregateInPartition(int partition, String prefix) {
-        for (int i = 0; ; i++) {
-            String candidate = prefix + "-" + i;
-            if (PartitionHasher.partitionOf(candidate) == partition) {
-                return candidate;
-            }
-        }
     }
 
     // ================================================================ ordering and concurrency
@@ -812,10 +803,10 @@ class OutboxProcessorTest {
         List<OutboxRecord> inP1 = new ArrayList<>();
         List<OutboxRecord> inP2 = new ArrayList<>();
         for (int i = 0; i < 3; i++) {
-            inP1.add(save(aggregateInPartition(p1, "one-" + i), "p1-" + i));
-            inP2.add(save(aggregateInPartition(p2, "two-" + i), "p2-" + i));
+            inP1.add(save(AggregateIds.inPartition(p1, "one-" + i), "p1-" + i));
+            inP2.add(save(AggregateIds.inPartition(p2, "two-" + i), "p2-" + i));
         }
-        save(aggregateInPartition(99, "other"), "p99");
+        save(AggregateIds.inPartition(99, "other"), "p99");
         AtomicReference<OwnedPartitions> owned = new AtomicReference<>(OwnedPartitions.of(p1));
         OutboxProcessor processor = build(processorFor(recordingHandler(Set.of())).ownership(owned::get)
                 .options(options()));

@@ -7,6 +7,7 @@ import dev.outbox.OutboxRecordRepository;
 import dev.outbox.OutboxRecordStatus;
 import dev.outbox.partition.OwnedPartitions;
 import dev.outbox.partition.PartitionHasher;
+import dev.outbox.testing.AggregateIds;
 import dev.outbox.testing.MutableClock;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -86,21 +87,12 @@ public abstract class RecordStoreContract {
                 "java.io.IOException: broker down")).isTrue();
     }
 
-    private static String aggregateInPartition(int partition, String prefix) {
-        for (int i = 0; ; i++) {
-            String candidate = prefix + "-" + i;
-            if (PartitionHasher.partitionOf(candidate) == partition) {
-                return candidate;
-            }
-        }
-    }
-
     // ================================================================ statistics
 
     @Test
     public final void statisticsCountRecordsPerStatusAndNewRecordsPerPartitionWithTheOldest() {
-        String inPartition7 = aggregateInPartition(7, "p7");
-        String inPartition200 = aggregateInPartition(200, "p200");
+        String inPartition7 = AggregateIds.inPartition(7, "p7");
+        String inPartition200 = AggregateIds.inPartition(200, "p200");
         OutboxRecord oldest = save(inPartition7, "a");
         clock.advance(Duration.ofSeconds(5));
         save(inPartition7, "b");
@@ -308,11 +300,11 @@ public abstract class RecordStoreContract {
     public final void findDueReturnsOnlyRecordsOfTheQueriedPartitions() {
         int[] partitions = {3, 64, 200};
         for (int partition : partitions) {
-            String aggregateId = aggregateInPartition(partition, "p" + partition);
+            String aggregateId = AggregateIds.inPartition(partition, "p" + partition);
             save(aggregateId, "p" + partition + "-1");
             save(aggregateId, "p" + partition + "-2");
         }
-        save(aggregateInPartition(3, "other"), "p3-other");
+        save(AggregateIds.inPartition(3, "other"), "p3-other");
 
         for (boolean headOfAggregateOnly : new boolean[] {true, false}) {
             assertThat(findDue(OwnedPartitions.of(3, 200), 100, headOfAggregateOnly))

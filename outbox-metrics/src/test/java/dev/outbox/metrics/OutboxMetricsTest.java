@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.outbox.OutboxRecord;
 import dev.outbox.monitoring.OutboxMonitor;
 import dev.outbox.partition.OwnedPartitions;
-import dev.outbox.partition.PartitionHasher;
+import dev.outbox.testing.AggregateIds;
 import dev.outbox.testing.CountingRecordStatistics;
 import dev.outbox.testing.InMemoryRecordStore;
 import dev.outbox.testing.MutableClock;
@@ -24,11 +24,11 @@ class OutboxMetricsTest {
 
     @Test
     void theSeedsGaugesReportTheSnapshot() {
-        String inPartition5 = aggregateIn(5);
+        String inPartition5 = AggregateIds.inPartition(5, "agg");
         save(inPartition5);
         save(inPartition5);
-        save(aggregateIn(6));
-        OutboxRecord done = save(aggregateIn(200));
+        save(AggregateIds.inPartition(6, "agg"));
+        OutboxRecord done = save(AggregateIds.inPartition(200, "agg"));
         records.markCompleted(done, clock.instant());
         clock.advance(Duration.ofSeconds(3));
         bind(OwnedPartitions.of(5, 6, 7, 8), true);
@@ -49,7 +49,7 @@ class OutboxMetricsTest {
 
     @Test
     void aScrapeOfEveryGaugeCostsOneQueryPerFamilyPerRefreshInterval() {
-        save(aggregateIn(1));
+        save(AggregateIds.inPartition(1, "agg"));
         bind(OwnedPartitions.all(), true);
 
         scrape();
@@ -100,14 +100,5 @@ class OutboxMetricsTest {
                 .build(clock);
         records.save(record);
         return records.findById(record.getId()).orElseThrow();
-    }
-
-    private static String aggregateIn(int partition) {
-        for (int i = 0; ; i++) {
-            String candidate = "agg-" + i;
-            if (PartitionHasher.partitionOf(candidate) == partition) {
-                return candidate;
-            }
-        }
     }
 }

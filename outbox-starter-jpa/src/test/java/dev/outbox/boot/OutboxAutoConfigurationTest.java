@@ -6,21 +6,29 @@ import dev.outbox.Outbox;
 import dev.outbox.OutboxRecord;
 import dev.outbox.OutboxRecordProcessor;
 import dev.outbox.OutboxRecordRepository;
-import dev.outbox.partition.ClusterCoordinator;
 import dev.outbox.metrics.OutboxMetrics;
+import dev.outbox.partition.ClusterCoordinator;
 import dev.outbox.processing.OutboxProcessor;
 import dev.outbox.processing.ProcessingOptions;
 import dev.outbox.retry.OutboxRetryPolicy;
 import dev.outbox.spi.RecordStore;
 import dev.outbox.testing.MutableClock;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.micrometer.observation.Observation;
+import io.micrometer.observation.ObservationHandler;
+import io.micrometer.observation.ObservationRegistry;
+import io.micrometer.observation.transport.ReceiverContext;
+import io.micrometer.observation.transport.SenderContext;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneOffset;
+import java.util.List;
+import java.util.Map;
 import java.util.UUID;
+import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
@@ -173,6 +181,33 @@ class OutboxAutoConfigurationTest {
         registry.getMeters().forEach(meter -> meter.measure().forEach(measurement -> measurement.getValue()));
     }
 
+    /**
+     * Tracing end to end: the context of the observation current at write time is stored in the row, and the handler
+     * runs inside an {@code outbox.record.process} observation that receives it. The registry's handler stands in for
+     * a tracing bridge: it injects a header on send and notes what it receives.
+     */
+    @Test
+    void theWritersTraceContextIsStoredWithTheRecordAndReceivedAroundItsHandler() {
+        runner.withUserConfiguration(TracingConfiguration.class)
+                .withPropertyValues("outbox.processing.enabled=false")
+                .run(context -> {
+            ObservationRegistry registry = context.getBean(ObservationRegistry.class);
+            FakeTracer tracer = context.getBean(FakeTracer.class);
+            OutboxRecord written = Observation.createNotStarted("http.server.requests", registry)
+                    .observe(() -> context.getBean(Outbox.class).schedule(new Ping("x"), "order-1"));
+
+            OutboxRecord stored = context.getBean(OutboxRecordRepository.class).findById(written.getId())
+                    .orElseThrow();
+            assertThat(stored.getTraceContext()).isEqualTo("traceparent=span-of-outbox.record.write");
+
+            assertThat(context.getBean(OutboxProcessor.class).processDueRecords()).isEqualTo(1);
+
+            assertThat(tracer.received).containsExactly(Map.of("traceparent", "span-of-outbox.record.write"));
+            assertThat(context.getBean(TracingConfiguration.class).observedInHandler)
+                    .containsExactly("outbox.record.process");
+        });
+    }
+
     @Test
     void processingCanBeLeftToExplicitCalls() {
         runner.withUserConfiguration(ProcessorConfiguration.class)
@@ -288,6 +323,54 @@ class OutboxAutoConfigurationTest {
         @Bean
         Clock customClock() {
             return CLOCK;
+        }
+    }
+
+    /** Stands in for a propagating tracer: injects a header naming the sending observation, notes received ones. */
+    static final class FakeTracer implements ObservationHandler<Observation.Context> {
+        final List<Map<String, String>> received = new CopyOnWriteArrayList<>();
+
+        @Override
+        @SuppressWarnings("unchecked")
+        public void onStart(Observation.Context context) {
+            if (context instanceof SenderContext<?> sender) {
+                ((SenderContext<Object>) sender).getSetter().set(sender.getCarrier(), "traceparent",
+                        "span-of-" + context.getName());
+            }
+            if (context instanceof ReceiverContext<?> receiver) {
+                ReceiverContext<Object> typed = (ReceiverContext<Object>) receiver;
+                received.add(Map.of("traceparent", String.valueOf(typed.getGetter().get(typed.getCarrier(),
+                        "traceparent"))));
+            }
+        }
+
+        @Override
+        public boolean supportsContext(Observation.Context context) {
+            return true;
+        }
+    }
+
+    static class TracingConfiguration {
+        final List<String> observedInHandler = new CopyOnWriteArrayList<>();
+
+        @Bean
+        FakeTracer fakeTracer() {
+            return new FakeTracer();
+        }
+
+        @Bean
+        ObservationRegistry observationRegistry(FakeTracer tracer) {
+            ObservationRegistry registry = ObservationRegistry.create();
+            registry.observationConfig().observationHandler(tracer);
+            return registry;
+        }
+
+        @Bean
+        OutboxRecordProcessor recordingProcessor(ObservationRegistry registry) {
+            return record -> {
+                Observation current = registry.getCurrentObservation();
+                observedInHandler.add(current == null ? "none" : current.getContext().getName());
+            };
         }
     }
 }
