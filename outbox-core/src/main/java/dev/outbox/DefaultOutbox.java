@@ -1,6 +1,8 @@
 package dev.outbox;
 
 import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
 import java.util.Objects;
 import java.util.function.Function;
 
@@ -29,13 +31,29 @@ final class DefaultOutbox implements Outbox {
 
     @Override
     public OutboxRecord schedule(Object event, String aggregateId, String eventType) {
+        return repository.save(builder(event, aggregateId, eventType).build(clock));
+    }
+
+    @Override
+    public OutboxRecord scheduleAt(Object event, String aggregateId, Instant availableAt) {
+        return repository.save(builder(event, aggregateId, eventTypeOf(event)).availableAt(availableAt).build(clock));
+    }
+
+    @Override
+    public OutboxRecord scheduleAfter(Object event, String aggregateId, Duration delay) {
+        return repository.save(builder(event, aggregateId, eventTypeOf(event)).deliverAfter(delay).build(clock));
+    }
+
+    private String eventTypeOf(Object event) {
+        return eventTypeResolver.apply(Objects.requireNonNull(event, "event must not be null"));
+    }
+
+    private OutboxRecord.Builder builder(Object event, String aggregateId, String eventType) {
         Objects.requireNonNull(event, "event must not be null");
-        OutboxRecord record = OutboxRecord.builder()
+        return OutboxRecord.builder()
                 .aggregateId(aggregateId)
                 .eventType(eventType)
                 .payload(serializer.serialize(event))
-                .maxPayloadBytes(maxPayloadBytes)
-                .build(clock);
-        return repository.save(record);
+                .maxPayloadBytes(maxPayloadBytes);
     }
 }

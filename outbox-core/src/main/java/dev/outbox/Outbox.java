@@ -1,6 +1,8 @@
 package dev.outbox;
 
 import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
 import java.util.Objects;
 import java.util.function.Function;
 import org.jspecify.annotations.Nullable;
@@ -23,6 +25,15 @@ public interface Outbox {
 
     /** Saves {@code event} for {@code aggregateId} under an explicit event type. */
     OutboxRecord schedule(Object event, String aggregateId, String eventType);
+
+    /**
+     * Saves {@code event} for {@code aggregateId}, not to be processed before {@code availableAt}. Later records of
+     * the same aggregate wait behind it, so per-aggregate order holds; other aggregates are not affected.
+     */
+    OutboxRecord scheduleAt(Object event, String aggregateId, Instant availableAt);
+
+    /** As {@link #scheduleAt(Object, String, Instant)}, {@code delay} after now; a negative delay is refused. */
+    OutboxRecord scheduleAfter(Object event, String aggregateId, Duration delay);
 
     static Builder builder() {
         return new Builder();

@@ -3,6 +3,7 @@ package dev.outbox;
 import com.google.common.base.Utf8;
 import dev.outbox.partition.PartitionHasher;
 import java.time.Clock;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.Objects;
 import org.jspecify.annotations.Nullable;
@@ -254,6 +255,8 @@ public final class OutboxRecord {
         private @Nullable String eventType;
         private @Nullable String payload;
         private int maxPayloadBytes = DEFAULT_MAX_PAYLOAD_BYTES;
+        private @Nullable Instant availableAt;
+        private @Nullable Duration deliverAfter;
 
         private Builder() {
         }
@@ -283,7 +286,32 @@ public final class OutboxRecord {
         }
 
         /**
-         * Validates and creates the record, due at once. Throws {@link IllegalArgumentException} naming the field for
+         * Delayed delivery: the record is not processed before {@code availableAt}, and the later records of its
+         * aggregate wait behind it (per-aggregate order holds). A time in the past means at once. Replaces
+         * {@link #deliverAfter(Duration)}.
+         */
+        public Builder availableAt(Instant availableAt) {
+            this.availableAt = Objects.requireNonNull(availableAt, "availableAt must not be null");
+            this.deliverAfter = null;
+            return this;
+        }
+
+        /**
+         * Delayed delivery: the record is not processed before {@code delay} after its creation; see
+         * {@link #availableAt(Instant)}. Replaces it.
+         */
+        public Builder deliverAfter(Duration delay) {
+            Objects.requireNonNull(delay, "deliverAfter must not be null");
+            if (delay.isNegative()) {
+                throw new IllegalArgumentException("deliverAfter must not be negative but was " + delay);
+            }
+            this.deliverAfter = delay;
+            this.availableAt = null;
+            return this;
+        }
+
+        /**
+         * Validates and creates the record, due at once or when delayed delivery says. Throws {@link IllegalArgumentException} naming the field for
          * a null or blank aggregate id or event type, an id or type longer than its column, text that is not valid
          * UTF-16, or a payload over the limit.
          */
@@ -294,9 +322,15 @@ public final class OutboxRecord {
             }
             checkPayloadSize(payload, maxPayloadBytes);
             Instant now = clock.instant();
+            Instant due = now;
+            if (availableAt != null && availableAt.isAfter(now)) {
+                due = availableAt;
+            } else if (deliverAfter != null) {
+                due = now.plus(deliverAfter);
+            }
             return new RestoreBuilder().id(RecordIds.next(now)).aggregateId(aggregateId).eventType(eventType)
                     .payload(payload).createdAt(now).status(OutboxRecordStatus.NEW).retryCount(0)
-                    .nextRetryAt(now).build();
+                    .nextRetryAt(due).build();
         }
     }
 

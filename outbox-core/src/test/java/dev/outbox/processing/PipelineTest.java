@@ -12,19 +12,20 @@ import dev.outbox.testing.ForwardingRecordStore;
 import dev.outbox.testing.InMemoryRecordStore;
 import dev.outbox.testing.MutableClock;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
-/** The background loop as a pipeline: group commit of completions, no waiting for the slowest aggregate, no re-reads. */
+/**
+ * The background loop as a pipeline: no waiting for the slowest aggregate, no re-reads of records in hand. How
+ * completions are grouped is {@link GroupCommitQueueTest}'s subject.
+ */
 class PipelineTest {
 
     private static final Duration PATIENCE = Duration.ofSeconds(30);
@@ -37,37 +38,6 @@ class PipelineTest {
     @AfterEach
     void closeProcessors() {
         processors.forEach(OutboxProcessor::close);
-    }
-
-    @Test
-    void completionsHandledWhileAWriteIsUnderwayAreStoredTogetherInTheNextWrite() throws Exception {
-        CountDownLatch firstWriteMayFinish = new CountDownLatch(1);
-        List<Integer> writeSizes = new CopyOnWriteArrayList<>();
-        RecordStore store = new ForwardingRecordStore(records) {
-            @Override
-            public List<OutboxRecord> markCompleted(List<OutboxRecord> batch, Instant completedAt) {
-                writeSizes.add(batch.size());
-                if (writeSizes.size() == 1) {
-                    pass(firstWriteMayFinish);
-                }
-                return super.markCompleted(batch, completedAt);
-            }
-        };
-        for (int i = 0; i < 9; i++) {
-            save("aggregate-" + i);
-        }
-        OutboxProcessor processor = processor(store, ProcessingOptions.defaults().withConcurrency(4));
-
-        Thread pass = new Thread(processor::processDueRecords);
-        pass.start();
-        await().atMost(PATIENCE).until(() -> totalCalls() == 9 && writeSizes.size() == 1);
-        firstWriteMayFinish.countDown();
-        pass.join(PATIENCE.toMillis());
-
-        assertThat(records.countByStatus(OutboxRecordStatus.COMPLETED)).isEqualTo(9);
-        assertThat(writeSizes).as("one write already underway, then one for everything handled meanwhile")
-                .hasSize(2);
-        assertThat(writeSizes.get(0) + writeSizes.get(1)).isEqualTo(9);
     }
 
     @Test

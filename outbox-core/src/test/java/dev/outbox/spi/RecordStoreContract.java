@@ -365,6 +365,20 @@ public abstract class RecordStoreContract {
     }
 
     @Test
+    public final void aDelayedRecordIsNotDueBeforeItsTimeAndHoldsBackItsAggregate() {
+        saved(OutboxRecord.builder().aggregateId("A").eventType("ContractEvent").payload("a1-delayed")
+                .deliverAfter(Duration.ofMinutes(5)).build(clock));
+        save("A", "a2");
+        save("B", "b1");
+
+        assertThat(findDue(true)).containsExactly("b1");
+        clock.advance(Duration.ofMinutes(5).minusNanos(1000));
+        assertThat(findDue(true)).as("one microsecond early").containsExactly("b1");
+        clock.advance(Duration.ofNanos(1000));
+        assertThat(findDue(true)).containsExactly("a1-delayed", "a2", "b1");
+    }
+
+    @Test
     public final void aNotYetDueFirstAttemptHoldsBackLaterRecordsOfItsAggregate() {
         clock.advance(Duration.ofSeconds(1));
         OutboxRecord future = build("A", "a1-future");
