@@ -4,7 +4,9 @@ import dev.outbox.OutboxRecord;
 import dev.outbox.OutboxRecordRepository;
 import dev.outbox.OutboxRecordStatus;
 import dev.outbox.spi.DueRecordsQuery;
+import dev.outbox.partition.OwnedPartitions;
 import dev.outbox.spi.PartitionBacklog;
+import dev.outbox.spi.RecordPurge;
 import dev.outbox.spi.RecordStatistics;
 import dev.outbox.spi.RecordStore;
 import java.time.Instant;
@@ -26,7 +28,8 @@ import org.jspecify.annotations.Nullable;
  * same contract as the database stores (the shared contract tests run against it): a status write applies only while
  * the record is {@code NEW} with the retry count it was read with.
  */
-public final class InMemoryRecordStore implements RecordStore, OutboxRecordRepository, RecordStatistics {
+public final class InMemoryRecordStore implements RecordStore, OutboxRecordRepository, RecordStatistics,
+        RecordPurge {
 
     private final Map<String, OutboxRecord> records = new LinkedHashMap<>();
     private final int maxPayloadBytes;
@@ -71,6 +74,20 @@ public final class InMemoryRecordStore implements RecordStore, OutboxRecordRepos
     @Override
     public synchronized long countByStatus(OutboxRecordStatus status) {
         return records.values().stream().filter(r -> r.getStatus() == status).count();
+    }
+
+    @Override
+    public synchronized int purge(OwnedPartitions partitions, OutboxRecordStatus status, Instant createdBefore,
+            int limit) {
+        if (status == OutboxRecordStatus.NEW) {
+            throw new IllegalArgumentException("NEW records are never purged");
+        }
+        List<String> ids = records.values().stream()
+                .filter(r -> r.getStatus() == status && r.getCreatedAt().isBefore(createdBefore)
+                        && partitions.contains(r.getPartition()))
+                .sorted(bySequence()).limit(limit).map(OutboxRecord::getId).toList();
+        ids.forEach(records::remove);
+        return ids.size();
     }
 
     @Override

@@ -41,6 +41,11 @@ public abstract class RecordStoreContract {
     /** The write/read side of the same store. */
     protected abstract OutboxRecordRepository repository();
 
+    /** The retention side of the same store; by default the record store itself. */
+    protected RecordPurge purge() {
+        return (RecordPurge) recordStore();
+    }
+
     /** The monitoring side of the same store; by default the record store itself. */
     protected RecordStatistics statistics() {
         return (RecordStatistics) recordStore();
@@ -85,6 +90,68 @@ public abstract class RecordStoreContract {
     private void makeWaiting(OutboxRecord record) {
         assertThat(recordStore().scheduleRetry(stored(record), 1, clock.instant().plus(Duration.ofHours(1)),
                 "java.io.IOException: broker down")).isTrue();
+    }
+
+    // ================================================================ retention
+
+    @Test
+    public final void purgeDeletesOnlyOldRecordsOfTheStatusAndPartitionsOldestFirstUpToTheLimit() {
+        String inPartition3 = AggregateIds.inPartition(3, "p3");
+        String inPartition4 = AggregateIds.inPartition(4, "p4");
+        List<OutboxRecord> old = new ArrayList<>();
+        for (int i = 0; i < 3; i++) {
+            old.add(save(inPartition3, "old-" + i));
+        }
+        OutboxRecord oldOtherPartition = save(inPartition4, "old-other-partition");
+        OutboxRecord oldFailed = save(inPartition3, "old-failed");
+        OutboxRecord oldNew = save(inPartition3, "old-new");
+        clock.advance(Duration.ofDays(8));
+        OutboxRecord recent = save(inPartition3, "recent");
+        for (OutboxRecord record : List.of(old.get(0), old.get(1), old.get(2), oldOtherPartition, recent)) {
+            assertThat(recordStore().markCompleted(stored(record), clock.instant())).isTrue();
+        }
+        assertThat(recordStore().markFailed(stored(oldFailed), 3, "gave up")).isTrue();
+        Instant cutoff = clock.instant().minus(Duration.ofDays(7));
+        OwnedPartitions partition3 = OwnedPartitions.of(3);
+
+        assertThat(purge().purge(partition3, OutboxRecordStatus.COMPLETED, cutoff, 2)).isEqualTo(2);
+        assertThat(repository().findById(old.get(0).getId())).as("oldest first").isEmpty();
+        assertThat(repository().findById(old.get(1).getId())).isEmpty();
+        assertThat(repository().findById(old.get(2).getId())).isPresent();
+
+        assertThat(purge().purge(partition3, OutboxRecordStatus.COMPLETED, cutoff, 2)).isEqualTo(1);
+        assertThat(purge().purge(partition3, OutboxRecordStatus.COMPLETED, cutoff, 2)).isZero();
+        assertThat(payloads(repository().findByStatus(OutboxRecordStatus.COMPLETED, 10)))
+                .containsExactly("old-other-partition", "recent");
+        assertThat(stored(oldFailed).getStatus()).isEqualTo(OutboxRecordStatus.FAILED);
+        assertThat(stored(oldNew).getStatus()).isEqualTo(OutboxRecordStatus.NEW);
+
+        assertThat(purge().purge(partition3, OutboxRecordStatus.FAILED, cutoff, 10)).isEqualTo(1);
+        assertThat(repository().findById(oldNew.getId())).as("NEW records stay").isPresent();
+    }
+
+    @Test
+    public final void thePurgerDeletesInBatchesUntilNothingOldIsLeft() {
+        for (int i = 0; i < 25; i++) {
+            OutboxRecord record = save("agg-" + (i % 7), "old-" + i);
+            assertThat(recordStore().markCompleted(stored(record), clock.instant())).isTrue();
+        }
+        clock.advance(Duration.ofDays(2));
+        OutboxRecord recent = save("agg-1", "recent");
+        assertThat(recordStore().markCompleted(stored(recent), clock.instant())).isTrue();
+        List<Integer> batches = new ArrayList<>();
+        RecordPurge counting = (partitions, status, createdBefore, limit) -> {
+            int deleted = purge().purge(partitions, status, createdBefore, limit);
+            batches.add(deleted);
+            return deleted;
+        };
+
+        long deleted = dev.outbox.retention.OutboxPurger.builder().store(counting).clock(clock)
+                .retention(Duration.ofDays(1)).batchSize(10).build().purgeNow();
+
+        assertThat(deleted).isEqualTo(25);
+        assertThat(batches).containsExactly(10, 10, 5);
+        assertThat(payloads(repository().findByStatus(OutboxRecordStatus.COMPLETED, 10))).containsExactly("recent");
     }
 
     // ================================================================ statistics

@@ -7,6 +7,7 @@ import dev.outbox.jpa.dialect.SqlStatements;
 import dev.outbox.partition.OwnedPartitions;
 import dev.outbox.spi.DueRecordsQuery;
 import dev.outbox.spi.PartitionBacklog;
+import dev.outbox.spi.RecordPurge;
 import dev.outbox.spi.RecordStatistics;
 import dev.outbox.spi.RecordStore;
 import java.sql.Connection;
@@ -36,7 +37,7 @@ import org.springframework.jdbc.core.RowMapper;
  * <p>Status writes of a record delivered under a partition epoch ({@link OutboxRecord#getEpoch()} above 0) are fenced:
  * they take effect only while this instance still owns the partition under that epoch in {@code outbox_partition}.
  */
-public final class JdbcRecordStore implements RecordStore, RecordStatistics {
+public final class JdbcRecordStore implements RecordStore, RecordStatistics, RecordPurge {
 
     private final JdbcTemplate jdbc;
     private final DatabaseDialect dialect;
@@ -47,6 +48,7 @@ public final class JdbcRecordStore implements RecordStore, RecordStatistics {
     private final Statement deleteCompleted;
     private final Statement scheduleRetry;
     private final Statement markFailed;
+    private final String purge;
     private final String countByStatus;
     private final String pendingByPartition;
     private final @Nullable String markCompletedBulk;
@@ -69,6 +71,7 @@ public final class JdbcRecordStore implements RecordStore, RecordStatistics {
         this.deleteCompleted = Statement.of(sql.get("record.deleteCompleted"), fence);
         this.scheduleRetry = Statement.of(sql.get("record.scheduleRetry"), fence);
         this.markFailed = Statement.of(sql.get("record.markFailed"), fence);
+        this.purge = sql.get("record.purge");
         this.countByStatus = sql.get("record.countByStatus");
         this.pendingByPartition = sql.get("record.pendingByPartition");
         this.markCompletedBulk = sql.find("record.markCompleted.bulk").orElse(null);
@@ -82,6 +85,19 @@ public final class JdbcRecordStore implements RecordStore, RecordStatistics {
                 .replace("{partitionFilter}", partitionFilter(query.partitions()))
                 .replace("{limit}", Integer.toString(query.limit()));
         return query.headOfAggregateOnly() ? jdbc.query(sql, rowMapper, now, now) : jdbc.query(sql, rowMapper, now);
+    }
+
+    @Override
+    public int purge(OwnedPartitions partitions, OutboxRecordStatus status, Instant createdBefore, int limit) {
+        if (status == OutboxRecordStatus.NEW) {
+            throw new IllegalArgumentException("NEW records are never purged");
+        }
+        if (limit < 1) {
+            throw new IllegalArgumentException("limit must be at least 1 but was " + limit);
+        }
+        String sql = purge.replace("{partitionFilter}", partitionFilter(partitions))
+                .replace("{limit}", Integer.toString(limit));
+        return jdbc.update(sql, status.name(), dialect.timestampValue(createdBefore));
     }
 
     @Override

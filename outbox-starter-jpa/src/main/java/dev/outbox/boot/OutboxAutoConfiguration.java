@@ -15,12 +15,14 @@ import dev.outbox.monitoring.OutboxMonitor;
 import dev.outbox.partition.ClusterCoordinator;
 import dev.outbox.partition.PartitionOwnership;
 import dev.outbox.processing.OutboxProcessor;
+import dev.outbox.retention.OutboxPurger;
 import dev.outbox.retry.OutboxRetryPolicy;
 import dev.outbox.spi.OutboxListener;
 import dev.outbox.spi.OutboxObservation;
 import dev.outbox.spi.InstanceStore;
 import dev.outbox.spi.PartitionListener;
 import dev.outbox.spi.PartitionStore;
+import dev.outbox.spi.RecordPurge;
 import dev.outbox.spi.RecordStatistics;
 import dev.outbox.spi.RecordStore;
 import jakarta.persistence.EntityManagerFactory;
@@ -243,16 +245,29 @@ public class OutboxAutoConfiguration {
                     .build();
         }
 
+        /** Each instance purges the partitions it owns; off with outbox.purge.enabled=false. */
+        @Bean(destroyMethod = "close")
+        @ConditionalOnMissingBean
+        @ConditionalOnBooleanProperty(name = "outbox.purge.enabled", matchIfMissing = true)
+        OutboxPurger outboxPurger(RecordStore store, DataSource dataSource, DatabaseDialect dialect,
+                OutboxInstanceIdentity identity, ClusterCoordinator coordinator, Clock clock,
+                OutboxProperties properties) {
+            RecordPurge purge = store instanceof RecordPurge storePurge ? storePurge
+                    : new JdbcRecordStore(dataSource, dialect, identity.id());
+            return properties.purge().toPurger(OutboxPurger.builder()).store(purge).ownership(coordinator)
+                    .clock(clock).build();
+        }
+
         /** On PostgreSQL the lifecycle also runs the LISTEN/NOTIFY wake-ups, unless outbox.listen-notify=false. */
         @Bean
         OutboxProcessingLifecycle outboxProcessingLifecycle(OutboxProcessor processor,
-                ClusterCoordinator coordinator, DataSource dataSource, DatabaseDialect dialect,
-                OutboxProperties properties) {
+                ClusterCoordinator coordinator, ObjectProvider<OutboxPurger> purger, DataSource dataSource,
+                DatabaseDialect dialect, OutboxProperties properties) {
             PostgresNotifications notifications = properties.listenNotify() && dialect == DatabaseDialect.POSTGRESQL
                     ? new PostgresNotifications(dataSource, partition -> coordinator.ownedPartitions()
                             .contains(partition), processor::wakeUp)
                     : null;
-            return new OutboxProcessingLifecycle(processor, coordinator, notifications);
+            return new OutboxProcessingLifecycle(processor, coordinator, notifications, purger.getIfAvailable());
         }
     }
 }

@@ -3,11 +3,12 @@ package dev.outbox.boot;
 import dev.outbox.jpa.PostgresNotifications;
 import dev.outbox.partition.ClusterCoordinator;
 import dev.outbox.processing.OutboxProcessor;
+import dev.outbox.retention.OutboxPurger;
 import org.jspecify.annotations.Nullable;
 import org.springframework.context.SmartLifecycle;
 
 /**
- * Joins the cluster and starts the processing loop once the context is refreshed. On shutdown it marks the instance
+ * Joins the cluster and starts the processing loop (and the purge of finished records) once the context is refreshed. On shutdown it marks the instance
  * SHUTTING_DOWN, drains the records in flight within {@code outbox.instance.graceful-shutdown-timeout-seconds}, then
  * releases the partitions so other instances take them at once, before the context closes its beans.
  */
@@ -19,12 +20,14 @@ final class OutboxProcessingLifecycle implements SmartLifecycle {
     private final OutboxProcessor processor;
     private final ClusterCoordinator coordinator;
     private final @Nullable PostgresNotifications notifications;
+    private final @Nullable OutboxPurger purger;
 
     OutboxProcessingLifecycle(OutboxProcessor processor, ClusterCoordinator coordinator,
-            @Nullable PostgresNotifications notifications) {
+            @Nullable PostgresNotifications notifications, @Nullable OutboxPurger purger) {
         this.processor = processor;
         this.coordinator = coordinator;
         this.notifications = notifications;
+        this.purger = purger;
     }
 
     @Override
@@ -34,10 +37,16 @@ final class OutboxProcessingLifecycle implements SmartLifecycle {
         if (notifications != null) {
             notifications.start();
         }
+        if (purger != null) {
+            purger.start();
+        }
     }
 
     @Override
     public void stop() {
+        if (purger != null) {
+            purger.close();
+        }
         if (notifications != null) {
             notifications.close();
         }

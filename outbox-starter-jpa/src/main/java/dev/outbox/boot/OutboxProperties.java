@@ -1,6 +1,7 @@
 package dev.outbox.boot;
 
 import dev.outbox.processing.ProcessingOptions;
+import dev.outbox.retention.OutboxPurger;
 import dev.outbox.retry.OutboxRetryPolicy;
 import java.time.Duration;
 import java.time.temporal.ChronoUnit;
@@ -28,6 +29,7 @@ import org.springframework.util.unit.DataSize;
  * @param retry what happens when a handler fails
  * @param instance this application instance
  * @param metrics what outbox-metrics publishes
+ * @param purge the scheduled deletion of finished records
  */
 @ConfigurationProperties("outbox")
 public record OutboxProperties(
@@ -40,7 +42,8 @@ public record OutboxProperties(
         @DefaultValue Processing processing,
         @DefaultValue Retry retry,
         @DefaultValue Instance instance,
-        @DefaultValue Metrics metrics) {
+        @DefaultValue Metrics metrics,
+        @DefaultValue Purge purge) {
 
     public OutboxProperties {
         // Check eagerly, so a bad value fails the binding of outbox.* with the property named.
@@ -57,9 +60,31 @@ public record OutboxProperties(
             throw new IllegalArgumentException("outbox.metrics.refresh-interval must be positive but was "
                     + metrics.refreshInterval());
         }
+        purge.toPurger(OutboxPurger.builder());
         if (metrics.maxEventTypes() < 1) {
             throw new IllegalArgumentException("outbox.metrics.max-event-types must be at least 1 but was "
                     + metrics.maxEventTypes());
+        }
+    }
+
+    /**
+     * @param enabled delete finished records older than the retention, each instance in its own partitions (only where
+     *     records are processed in the background)
+     * @param retention how old (by creation) a finished record must be
+     * @param interval pause between two purges; the first runs one interval after startup
+     * @param batchSize most records one DELETE removes, so that no statement locks many rows (1..100000)
+     * @param includeFailed purge FAILED records too; by default they stay for an operator
+     */
+    public record Purge(
+            @DefaultValue("true") boolean enabled,
+            @DefaultValue("7d") Duration retention,
+            @DefaultValue("1h") Duration interval,
+            @DefaultValue("1000") int batchSize,
+            @DefaultValue("false") boolean includeFailed) {
+
+        /** These settings on a purger builder; the builder checks them. */
+        public OutboxPurger.Builder toPurger(OutboxPurger.Builder builder) {
+            return builder.retention(retention).interval(interval).batchSize(batchSize).includeFailed(includeFailed);
         }
     }
 

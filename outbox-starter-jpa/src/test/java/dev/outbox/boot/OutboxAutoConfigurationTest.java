@@ -6,10 +6,13 @@ import dev.outbox.Outbox;
 import dev.outbox.OutboxRecord;
 import dev.outbox.OutboxRecordProcessor;
 import dev.outbox.OutboxRecordRepository;
+import dev.outbox.metrics.MicrometerOutboxListener;
 import dev.outbox.metrics.OutboxMetrics;
+import dev.outbox.monitoring.OutboxMonitor;
 import dev.outbox.partition.ClusterCoordinator;
 import dev.outbox.processing.OutboxProcessor;
 import dev.outbox.processing.ProcessingOptions;
+import dev.outbox.retention.OutboxPurger;
 import dev.outbox.retry.OutboxRetryPolicy;
 import dev.outbox.spi.RecordStore;
 import dev.outbox.testing.MutableClock;
@@ -75,6 +78,12 @@ class OutboxAutoConfigurationTest {
             assertThat(Duration.ofSeconds(properties.instance().newInstanceDetectionIntervalSeconds()))
                     .isEqualTo(ClusterCoordinator.Builder.DEFAULT_REBALANCE_INTERVAL);
             assertThat(properties.maxPayloadBytes()).isEqualTo(OutboxRecord.DEFAULT_MAX_PAYLOAD_BYTES);
+            assertThat(properties.purge().retention()).isEqualTo(OutboxPurger.Builder.DEFAULT_RETENTION);
+            assertThat(properties.purge().interval()).isEqualTo(OutboxPurger.Builder.DEFAULT_INTERVAL);
+            assertThat(properties.purge().batchSize()).isEqualTo(OutboxPurger.Builder.DEFAULT_BATCH_SIZE);
+            assertThat(properties.metrics().refreshInterval()).isEqualTo(OutboxMonitor.DEFAULT_REFRESH_INTERVAL);
+            assertThat(properties.metrics().maxEventTypes())
+                    .isEqualTo(MicrometerOutboxListener.DEFAULT_MAX_EVENT_TYPES);
             assertThat(properties.schemaInitialization().enabled()).isTrue();
             assertThat(properties.processing().enabled()).isTrue();
             OutboxRetryPolicy policy = context.getBean(OutboxRetryPolicy.class);
@@ -209,6 +218,17 @@ class OutboxAutoConfigurationTest {
     }
 
     @Test
+    void backgroundProcessingPurgesFinishedRecordsUnlessTurnedOff() {
+        runner.withUserConfiguration(ProcessorConfiguration.class).run(context ->
+                assertThat(context).hasSingleBean(OutboxPurger.class));
+        runner.withUserConfiguration(ProcessorConfiguration.class).withPropertyValues("outbox.purge.enabled=false")
+                .run(context -> assertThat(context).doesNotHaveBean(OutboxPurger.class));
+        runner.withUserConfiguration(ProcessorConfiguration.class).withPropertyValues("outbox.processing.enabled=false")
+                .run(context -> assertThat(context).as("only instances that own partitions purge")
+                        .doesNotHaveBean(OutboxPurger.class));
+    }
+
+    @Test
     void processingCanBeLeftToExplicitCalls() {
         runner.withUserConfiguration(ProcessorConfiguration.class)
                 .withPropertyValues("outbox.processing.enabled=false")
@@ -269,7 +289,10 @@ class OutboxAutoConfigurationTest {
             "outbox.instance.stale-instance-timeout-seconds=2 | outbox.instance.stale-instance-timeout-seconds (2)"
                     + " must be greater than outbox.instance.heartbeat-interval-seconds (2)",
             "outbox.metrics.refresh-interval=0 | outbox.metrics.refresh-interval must be positive but was PT0S",
-            "outbox.metrics.max-event-types=0 | outbox.metrics.max-event-types must be at least 1 but was 0"})
+            "outbox.metrics.max-event-types=0 | outbox.metrics.max-event-types must be at least 1 but was 0",
+            "outbox.purge.batch-size=0 | outbox.purge.batch-size must be between 1 and 100000 but was 0",
+            "outbox.purge.interval=0s | outbox.purge.interval must be positive but was PT0S",
+            "outbox.purge.retention=-1d | outbox.purge.retention must not be negative but was PT-24H"})
     void badValuesStopTheStartWithTheirPropertyNamed(String property, String message) {
         runner.withPropertyValues(property).run(context -> {
             assertThat(context).hasFailed();
