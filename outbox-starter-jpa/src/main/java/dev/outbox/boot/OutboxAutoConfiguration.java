@@ -13,6 +13,7 @@ import dev.outbox.jpa.OutboxRecordEntity;
 import dev.outbox.jpa.dialect.DatabaseDialect;
 import dev.outbox.monitoring.OutboxMonitor;
 import dev.outbox.partition.ClusterCoordinator;
+import dev.outbox.partition.OwnedPartitions;
 import dev.outbox.partition.PartitionOwnership;
 import dev.outbox.processing.OutboxProcessor;
 import dev.outbox.retention.OutboxPurger;
@@ -136,6 +137,8 @@ public class OutboxAutoConfiguration {
         OutboxMonitor.Builder monitor = OutboxMonitor.builder().statistics(statistics).clock(clock)
                 .refreshInterval(properties.metrics().refreshInterval());
         ClusterCoordinator cluster = coordinator.getIfAvailable();
+        // Without background processing this instance owns no partition (it may still run explicit passes).
+        monitor.ownership(OwnedPartitions::none);
         if (cluster != null) {
             monitor.ownership(cluster)
                     .instances(instances.getObject(),

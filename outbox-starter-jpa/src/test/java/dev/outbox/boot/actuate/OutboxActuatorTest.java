@@ -119,6 +119,7 @@ class OutboxActuatorTest {
                 .run(context -> {
                     OutboxReport report = context.getBean(OutboxEndpoint.class).outbox();
                     assertThat(report.instance().clustered()).isFalse();
+                    assertThat(report.instance().ownedPartitions()).as("no background processing").isZero();
                     assertThat(report.instance().id()).isEqualTo("node-a");
                     assertThat(report.instances()).isEmpty();
                     assertThat(context.getBean(OutboxHealthIndicator.class).health(true).getStatus())
