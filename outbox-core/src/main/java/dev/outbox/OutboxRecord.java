@@ -177,7 +177,8 @@ public final class OutboxRecord {
     public RestoreBuilder toBuilder() {
         return new RestoreBuilder().id(id).aggregateId(aggregateId).eventType(eventType).payload(payload)
                 .partition(partition).createdAt(createdAt).status(status).completedAt(completedAt)
-                .retryCount(retryCount).nextRetryAt(nextRetryAt).sequence(sequence).lastError(lastError).traceContext(traceContext).epoch(epoch);
+                .retryCount(retryCount).nextRetryAt(nextRetryAt).sequence(sequence).lastError(lastError)
+                .traceContext(traceContext).epoch(epoch);
     }
 
     @Override
@@ -311,7 +312,8 @@ public final class OutboxRecord {
         }
 
         /**
-         * Validates and creates the record, due at once or when delayed delivery says. Throws {@link IllegalArgumentException} naming the field for
+         * Validates and creates the record, due at once or when delayed delivery says. Throws
+         * {@link IllegalArgumentException} naming the field for
          * a null or blank aggregate id or event type, an id or type longer than its column, text that is not valid
          * UTF-16, or a payload over the limit.
          */
@@ -417,7 +419,9 @@ public final class OutboxRecord {
             return this;
         }
 
-        /** At most {@value OutboxRecord#MAX_TRACE_CONTEXT_LENGTH} characters; see {@link OutboxRecord#getTraceContext()}. */
+        /**
+         * At most {@value OutboxRecord#MAX_TRACE_CONTEXT_LENGTH} characters; see {@link OutboxRecord#getTraceContext()}.
+         */
         public RestoreBuilder traceContext(@Nullable String traceContext) {
             this.traceContext = traceContext;
             return this;

@@ -40,8 +40,9 @@ public class OutboxEndpoint {
         OwnedPartitions owned = snapshot.ownedPartitions();
         Map<Integer, Long> epochs = new LinkedHashMap<>();
         owned.stream().forEach(partition -> epochs.put(partition, owned.epochOf(partition)));
-        This self = new This(instanceId, coordinator != null, coordinator != null && coordinator.isInContact(),
-                coordinator != null && coordinator.isShuttingDown(), owned.size(), epochs);
+        ThisInstance self = new ThisInstance(instanceId, coordinator != null,
+                coordinator != null && coordinator.isInContact(), coordinator != null && coordinator.isShuttingDown(),
+                owned.size(), epochs);
         List<Member> members = snapshot.liveInstances().stream().map(Member::of).toList();
         Map<String, Long> counts = new LinkedHashMap<>();
         for (OutboxRecordStatus status : OutboxRecordStatus.values()) {
@@ -62,7 +63,7 @@ public class OutboxEndpoint {
      * @param unassignedPartitions partitions without a live owner
      * @param backlog records by status and the age of the oldest NEW one
      */
-    public record OutboxReport(Instant takenAt, This instance, List<Member> instances,
+    public record OutboxReport(Instant takenAt, ThisInstance instance, List<Member> instances,
             Map<String, Set<Integer>> partitionsByOwner, int unassignedPartitions, Backlog backlog) {
     }
 
@@ -71,8 +72,8 @@ public class OutboxEndpoint {
      * @param inContact whether its heartbeat lease is valid
      * @param epochs epoch of each owned partition; status writes are fenced on it
      */
-    public record This(String id, boolean clustered, boolean inContact, boolean shuttingDown, int ownedPartitions,
-            Map<Integer, Long> epochs) {
+    public record ThisInstance(String id, boolean clustered, boolean inContact, boolean shuttingDown,
+            int ownedPartitions, Map<Integer, Long> epochs) {
     }
 
     /** A live instance as the instance table has it, with its heartbeat age by the database's clock. */

@@ -38,8 +38,8 @@ import tools.jackson.databind.json.JsonMapper;
  * Prometheus server scrapes its {@code /actuator/prometheus}, and every PromQL expression of every panel must return at
  * least one series through Prometheus' HTTP API.
  *
- * <p>Needs the {@code prometheus} binary (Debian package {@code prometheus}; {@code .ci/run} installs it). Without it the
- * test is skipped, unless {@code OUTBOX_TEST_REQUIRE_PROMETHEUS=true} or {@code CI=true}, where it fails.
+ * <p>Needs the {@code prometheus} binary (Debian package {@code prometheus}; {@code scripts/test} installs it). Without
+ * it the test is skipped, unless {@code OUTBOX_TEST_REQUIRE_PROMETHEUS=true} or {@code CI=true}, where it fails.
  */
 @SpringBootTest(webEnvironment = RANDOM_PORT, properties = {
         "outbox.retry.max-retries=1", "outbox.retry.policy=fixed", "outbox.retry.fixed.delay=200ms",
