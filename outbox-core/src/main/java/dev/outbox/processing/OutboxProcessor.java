@@ -1,7 +1,9 @@
 package dev.outbox.processing;
 
+import dev.outbox.NonRetryableRecordException;
 import dev.outbox.OutboxRecord;
 import dev.outbox.OutboxRecordProcessor;
+import dev.outbox.RetryLaterException;
 import dev.outbox.partition.OwnedPartitions;
 import dev.outbox.partition.PartitionHasher;
 import dev.outbox.partition.PartitionOwnership;
@@ -480,7 +482,18 @@ public final class OutboxProcessor implements AutoCloseable {
         Instant now = clock.instant();
         int retriesSoFar = record.getRetryCount();
         String error = ErrorText.of(failure);
-        if (retriesSoFar < options.maxRetries() && retryPolicy.shouldRetry(failure)) {
+        if (failure instanceof RetryLaterException later) {
+            // The handler asked to come back later: the same retry count, so the attempt does not count.
+            if (store.scheduleRetry(record, retriesSoFar, now.plus(later.delay()), error)) {
+                log.info("Outbox record {} ({}, aggregate {}) postponed by its handler for {}: {}", record.getId(),
+                        record.getEventType(), record.getAggregateId(), later.delay(), later.getMessage());
+            } else {
+                rejected(record);
+            }
+            return;
+        }
+        boolean retryable = !(failure instanceof NonRetryableRecordException) && retryPolicy.shouldRetry(failure);
+        if (retriesSoFar < options.maxRetries() && retryable) {
             int retryCount = retriesSoFar + 1;
             Duration delay = retryPolicy.nextDelay(retryCount);
             Instant nextRetryAt = now.plus(delay);
