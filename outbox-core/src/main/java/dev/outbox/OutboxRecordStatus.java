@@ -7,5 +7,7 @@ public enum OutboxRecordStatus {
     /** Processed successfully. */
     COMPLETED,
     /** Gave up: retries exhausted or the retry policy refused. The last error is stored on the record. */
-    FAILED
+    FAILED,
+    /** A FAILED record an operator chose to skip: it no longer holds back the later records of its aggregate. */
+    SKIPPED
 }

@@ -18,7 +18,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Deletes COMPLETED records (and, when asked, FAILED ones) older than a retention, in batches of a bounded size so no
+ * Deletes COMPLETED and SKIPPED records (and, when asked, FAILED ones) older than a retention, in batches of a bounded size so no
  * statement locks many rows. Each instance purges only the partitions it owns, so instances never purge the same rows
  * and the work spreads like the processing does.
  *
@@ -44,7 +44,8 @@ public final class OutboxPurger implements AutoCloseable {
         this.retention = builder.retention;
         this.interval = builder.interval;
         this.batchSize = builder.batchSize;
-        List<OutboxRecordStatus> purged = new ArrayList<>(List.of(OutboxRecordStatus.COMPLETED));
+        List<OutboxRecordStatus> purged = new ArrayList<>(List.of(OutboxRecordStatus.COMPLETED,
+                OutboxRecordStatus.SKIPPED));
         if (builder.includeFailed) {
             purged.add(OutboxRecordStatus.FAILED);
         }

@@ -12,8 +12,8 @@ public interface RecordPurge {
      * Deletes at most {@code limit} records of {@code partitions} with the given status that were created before
      * {@code createdBefore}, oldest first, in one statement.
      *
-     * @param status {@link OutboxRecordStatus#COMPLETED} or {@link OutboxRecordStatus#FAILED}; NEW records are never
-     *     purged
+     * @param status a finished status ({@link OutboxRecordStatus#COMPLETED}, {@link OutboxRecordStatus#SKIPPED} or
+     *     {@link OutboxRecordStatus#FAILED}); NEW records are never purged
      * @return how many it deleted
      */
     int purge(OwnedPartitions partitions, OutboxRecordStatus status, Instant createdBefore, int limit);

@@ -5,7 +5,9 @@ import dev.outbox.OutboxRecordRepository;
 import dev.outbox.OutboxRecordStatus;
 import dev.outbox.spi.DueRecordsQuery;
 import dev.outbox.partition.OwnedPartitions;
+import dev.outbox.spi.FailedRecordFilter;
 import dev.outbox.spi.PartitionBacklog;
+import dev.outbox.spi.RecordAdministration;
 import dev.outbox.spi.RecordPurge;
 import dev.outbox.spi.RecordStatistics;
 import dev.outbox.spi.RecordStore;
@@ -29,7 +31,7 @@ import org.jspecify.annotations.Nullable;
  * the record is {@code NEW} with the retry count it was read with.
  */
 public final class InMemoryRecordStore implements RecordStore, OutboxRecordRepository, RecordStatistics,
-        RecordPurge {
+        RecordPurge, RecordAdministration {
 
     private final Map<String, OutboxRecord> records = new LinkedHashMap<>();
     private final int maxPayloadBytes;
@@ -74,6 +76,55 @@ public final class InMemoryRecordStore implements RecordStore, OutboxRecordRepos
     @Override
     public synchronized long countByStatus(OutboxRecordStatus status) {
         return records.values().stream().filter(r -> r.getStatus() == status).count();
+    }
+
+    @Override
+    public synchronized List<OutboxRecord> findFailed(FailedRecordFilter filter, int limit) {
+        return failed(filter).stream().limit(limit).toList();
+    }
+
+    @Override
+    public synchronized boolean retryFailed(String id, Instant now) {
+        return changeFailed(id, r -> r.toBuilder().status(OutboxRecordStatus.NEW).retryCount(0).nextRetryAt(now)
+                .build());
+    }
+
+    @Override
+    public synchronized int retryAllFailed(FailedRecordFilter filter, Instant now) {
+        List<OutboxRecord> matching = failed(filter);
+        matching.forEach(r -> retryFailed(r.getId(), now));
+        return matching.size();
+    }
+
+    @Override
+    public synchronized boolean skipFailed(String id, Instant now) {
+        return changeFailed(id, r -> r.toBuilder().status(OutboxRecordStatus.SKIPPED).completedAt(now).build());
+    }
+
+    @Override
+    public synchronized boolean deleteFailed(String id) {
+        OutboxRecord record = records.get(id);
+        if (record == null || (record.getStatus() != OutboxRecordStatus.FAILED
+                && record.getStatus() != OutboxRecordStatus.SKIPPED)) {
+            return false;
+        }
+        records.remove(id);
+        return true;
+    }
+
+    private List<OutboxRecord> failed(FailedRecordFilter filter) {
+        return records.values().stream().filter(r -> r.getStatus() == OutboxRecordStatus.FAILED
+                && filter.matches(r.getEventType(), r.getAggregateId(), r.getCreatedAt()))
+                .sorted(bySequence()).toList();
+    }
+
+    private boolean changeFailed(String id, UnaryOperator<OutboxRecord> change) {
+        OutboxRecord record = records.get(id);
+        if (record == null || record.getStatus() != OutboxRecordStatus.FAILED) {
+            return false;
+        }
+        records.put(id, change.apply(record));
+        return true;
     }
 
     @Override
@@ -126,7 +177,9 @@ public final class InMemoryRecordStore implements RecordStore, OutboxRecordRepos
                 if (heldBack.contains(record.getAggregateId())) {
                     continue;
                 }
-                if (record.getStatus() != OutboxRecordStatus.COMPLETED && !isDue) {
+                boolean holdsBack = record.getStatus() == OutboxRecordStatus.FAILED
+                        || record.getStatus() == OutboxRecordStatus.NEW && !isDue;
+                if (holdsBack) {
                     heldBack.add(record.getAggregateId());
                     continue;
                 }

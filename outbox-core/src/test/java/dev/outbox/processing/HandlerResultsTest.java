@@ -76,7 +76,10 @@ class HandlerResultsTest {
         }
         processor.processDueRecords();
 
-        assertThat(handled).containsExactly("a1", "b1", "a1", "a1", "a1", "a1", "a1", "a2");
+        // A and B run in parallel: only the order within each aggregate is defined.
+        assertThat(handled.stream().filter(payload -> payload.startsWith("a")))
+                .containsExactly("a1", "a1", "a1", "a1", "a1", "a1", "a2");
+        assertThat(handled).filteredOn("b1"::equals).hasSize(1);
         assertThat(store.findById(busy.getId()).orElseThrow().getStatus()).as("5 postponements, max-retries 3")
                 .isEqualTo(OutboxRecordStatus.COMPLETED);
     }

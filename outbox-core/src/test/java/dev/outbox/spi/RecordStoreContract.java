@@ -41,6 +41,11 @@ public abstract class RecordStoreContract {
     /** The write/read side of the same store. */
     protected abstract OutboxRecordRepository repository();
 
+    /** The operator side of the same store; by default the record store itself. */
+    protected RecordAdministration administration() {
+        return (RecordAdministration) recordStore();
+    }
+
     /** The retention side of the same store; by default the record store itself. */
     protected RecordPurge purge() {
         return (RecordPurge) recordStore();
@@ -90,6 +95,81 @@ public abstract class RecordStoreContract {
     private void makeWaiting(OutboxRecord record) {
         assertThat(recordStore().scheduleRetry(stored(record), 1, clock.instant().plus(Duration.ofHours(1)),
                 "java.io.IOException: broker down")).isTrue();
+    }
+
+    // ================================================================ administration of FAILED records
+
+    @Test
+    public final void skippingAFailedRecordLetsTheLaterRecordsOfItsAggregateGoOn() {
+        OutboxRecord parked = save("A", "a1-parked");
+        save("A", "a2");
+        save("B", "b1");
+        assertThat(recordStore().markFailed(stored(parked), 3, "gave up")).isTrue();
+        assertThat(findDue(true)).as("parked").containsExactly("b1");
+
+        assertThat(administration().skipFailed(parked.getId(), clock.instant())).isTrue();
+
+        assertThat(findDue(true)).containsExactly("a2", "b1");
+        assertThat(stored(parked).getStatus()).isEqualTo(OutboxRecordStatus.SKIPPED);
+        assertThat(stored(parked).getLastError()).as("kept for the record").isEqualTo("gave up");
+        assertThat(administration().skipFailed(parked.getId(), clock.instant())).as("only FAILED").isFalse();
+    }
+
+    @Test
+    public final void retryingMakesFailedRecordsDueAgainWithAFreshRetryCount() {
+        OutboxRecord x1 = save("A", "x1");
+        OutboxRecord x2 = save("B", "x2");
+        OutboxRecord y1 = saved(OutboxRecord.builder().aggregateId("C").eventType("Other").payload("y1")
+                .build(clock));
+        OutboxRecord fresh = save("D", "new");
+        for (OutboxRecord record : List.of(x1, x2, y1)) {
+            assertThat(recordStore().markFailed(stored(record), 3, "gave up")).isTrue();
+        }
+        clock.advance(Duration.ofMinutes(1));
+
+        assertThat(administration().retryAllFailed(FailedRecordFilter.any().withEventType("ContractEvent"),
+                clock.instant())).isEqualTo(2);
+        assertThat(List.of(stored(x1), stored(x2))).allSatisfy(record -> {
+            assertThat(record.getStatus()).isEqualTo(OutboxRecordStatus.NEW);
+            assertThat(record.getRetryCount()).isZero();
+            assertThat(record.getNextRetryAt()).isEqualTo(clock.instant());
+        });
+        assertThat(stored(y1).getStatus()).isEqualTo(OutboxRecordStatus.FAILED);
+
+        assertThat(administration().retryFailed(y1.getId(), clock.instant())).isTrue();
+        assertThat(administration().retryFailed(fresh.getId(), clock.instant())).as("only FAILED").isFalse();
+        assertThat(findDue(true)).containsExactly("x1", "x2", "y1", "new");
+    }
+
+    @Test
+    public final void failedRecordsAreListedOldestFirstByFilterAndDeletedOnlyWhenFailedOrSkipped() {
+        OutboxRecord a = save("A", "a");
+        clock.advance(Duration.ofHours(1));
+        OutboxRecord b = save("B", "b");
+        OutboxRecord c = saved(OutboxRecord.builder().aggregateId("A").eventType("Other").payload("c")
+                .build(clock));
+        OutboxRecord fresh = save("D", "new");
+        for (OutboxRecord record : List.of(a, b, c)) {
+            assertThat(recordStore().markFailed(stored(record), 3, "gave up")).isTrue();
+        }
+
+        assertThat(payloads(administration().findFailed(FailedRecordFilter.any(), 10))).containsExactly("a", "b", "c");
+        assertThat(payloads(administration().findFailed(FailedRecordFilter.any(), 2))).containsExactly("a", "b");
+        assertThat(payloads(administration().findFailed(FailedRecordFilter.any().withAggregateId("A"), 10)))
+                .containsExactly("a", "c");
+        assertThat(payloads(administration().findFailed(FailedRecordFilter.any().withEventType("Other"), 10)))
+                .containsExactly("c");
+        assertThat(payloads(administration().findFailed(
+                FailedRecordFilter.any().createdBetween(clock.instant(), null), 10))).containsExactly("b", "c");
+        assertThat(payloads(administration().findFailed(
+                FailedRecordFilter.any().createdBetween(null, clock.instant()), 10))).containsExactly("a");
+
+        assertThat(administration().deleteFailed(a.getId())).isTrue();
+        assertThat(administration().skipFailed(b.getId(), clock.instant())).isTrue();
+        assertThat(administration().deleteFailed(b.getId())).as("SKIPPED may go too").isTrue();
+        assertThat(administration().deleteFailed(fresh.getId())).as("never a NEW record").isFalse();
+        assertThat(repository().findById(a.getId())).isEmpty();
+        assertThat(repository().findById(fresh.getId())).isPresent();
     }
 
     // ================================================================ retention
@@ -150,7 +230,7 @@ public abstract class RecordStoreContract {
                 .retention(Duration.ofDays(1)).batchSize(10).build().purgeNow();
 
         assertThat(deleted).isEqualTo(25);
-        assertThat(batches).containsExactly(10, 10, 5);
+        assertThat(batches).as("COMPLETED in three statements, then SKIPPED: none").containsExactly(10, 10, 5, 0);
         assertThat(payloads(repository().findByStatus(OutboxRecordStatus.COMPLETED, 10))).containsExactly("recent");
     }
 

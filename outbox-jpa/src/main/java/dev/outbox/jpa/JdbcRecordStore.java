@@ -6,7 +6,9 @@ import dev.outbox.jpa.dialect.DatabaseDialect;
 import dev.outbox.jpa.dialect.SqlStatements;
 import dev.outbox.partition.OwnedPartitions;
 import dev.outbox.spi.DueRecordsQuery;
+import dev.outbox.spi.FailedRecordFilter;
 import dev.outbox.spi.PartitionBacklog;
+import dev.outbox.spi.RecordAdministration;
 import dev.outbox.spi.RecordPurge;
 import dev.outbox.spi.RecordStatistics;
 import dev.outbox.spi.RecordStore;
@@ -37,7 +39,7 @@ import org.springframework.jdbc.core.RowMapper;
  * <p>Status writes of a record delivered under a partition epoch ({@link OutboxRecord#getEpoch()} above 0) are fenced:
  * they take effect only while this instance still owns the partition under that epoch in {@code outbox_partition}.
  */
-public final class JdbcRecordStore implements RecordStore, RecordStatistics, RecordPurge {
+public final class JdbcRecordStore implements RecordStore, RecordStatistics, RecordPurge, RecordAdministration {
 
     private final JdbcTemplate jdbc;
     private final DatabaseDialect dialect;
@@ -49,6 +51,8 @@ public final class JdbcRecordStore implements RecordStore, RecordStatistics, Rec
     private final Statement scheduleRetry;
     private final Statement markFailed;
     private final String purge;
+    private final SqlStatements sql;
+    private final String columns;
     private final String countByStatus;
     private final String pendingByPartition;
     private final @Nullable String markCompletedBulk;
@@ -72,6 +76,8 @@ public final class JdbcRecordStore implements RecordStore, RecordStatistics, Rec
         this.scheduleRetry = Statement.of(sql.get("record.scheduleRetry"), fence);
         this.markFailed = Statement.of(sql.get("record.markFailed"), fence);
         this.purge = sql.get("record.purge");
+        this.sql = sql;
+        this.columns = columns;
         this.countByStatus = sql.get("record.countByStatus");
         this.pendingByPartition = sql.get("record.pendingByPartition");
         this.markCompletedBulk = sql.find("record.markCompleted.bulk").orElse(null);
@@ -85,6 +91,59 @@ public final class JdbcRecordStore implements RecordStore, RecordStatistics, Rec
                 .replace("{partitionFilter}", partitionFilter(query.partitions()))
                 .replace("{limit}", Integer.toString(query.limit()));
         return query.headOfAggregateOnly() ? jdbc.query(sql, rowMapper, now, now) : jdbc.query(sql, rowMapper, now);
+    }
+
+    @Override
+    public List<OutboxRecord> findFailed(FailedRecordFilter filter, int limit) {
+        List<Object> parameters = new ArrayList<>();
+        String query = sql.get("admin.findFailed").replace("{columns}", columns)
+                .replace("{filter}", failedFilter(filter, parameters)).replace("{limit}", Integer.toString(limit));
+        return jdbc.query(query, rowMapper, parameters.toArray());
+    }
+
+    @Override
+    public boolean retryFailed(String id, Instant now) {
+        return jdbc.update(sql.get("admin.retryFailed"), dialect.timestampValue(now), id) == 1;
+    }
+
+    @Override
+    public int retryAllFailed(FailedRecordFilter filter, Instant now) {
+        List<Object> parameters = new ArrayList<>();
+        parameters.add(dialect.timestampValue(now));
+        String update = sql.get("admin.retryAllFailed").replace("{filter}", failedFilter(filter, parameters));
+        return jdbc.update(update, parameters.toArray());
+    }
+
+    @Override
+    public boolean skipFailed(String id, Instant now) {
+        return jdbc.update(sql.get("admin.skipFailed"), dialect.timestampValue(now), id) == 1;
+    }
+
+    @Override
+    public boolean deleteFailed(String id) {
+        return jdbc.update(sql.get("admin.deleteFailed"), id) == 1;
+    }
+
+    /** The criteria as fixed SQL fragments with parameters, added to {@code parameters} in order. */
+    private String failedFilter(FailedRecordFilter filter, List<Object> parameters) {
+        StringBuilder where = new StringBuilder();
+        if (filter.eventType() != null) {
+            where.append(" AND r.event_type = ?");
+            parameters.add(filter.eventType());
+        }
+        if (filter.aggregateId() != null) {
+            where.append(" AND r.aggregate_id = ?");
+            parameters.add(filter.aggregateId());
+        }
+        if (filter.createdFrom() != null) {
+            where.append(" AND r.created_at >= ?");
+            parameters.add(dialect.timestampValue(filter.createdFrom()));
+        }
+        if (filter.createdBefore() != null) {
+            where.append(" AND r.created_at < ?");
+            parameters.add(dialect.timestampValue(filter.createdBefore()));
+        }
+        return where.toString();
     }
 
     @Override

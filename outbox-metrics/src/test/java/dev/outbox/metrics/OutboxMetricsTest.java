@@ -3,6 +3,7 @@ package dev.outbox.metrics;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.outbox.OutboxRecord;
+import dev.outbox.OutboxRecordStatus;
 import dev.outbox.monitoring.OutboxMonitor;
 import dev.outbox.partition.OwnedPartitions;
 import dev.outbox.testing.AggregateIds;
@@ -66,7 +67,7 @@ class OutboxMetricsTest {
         bind(OwnedPartitions.all(), false);
 
         assertThat(registry.find("outbox.partition.pending").gauges()).isEmpty();
-        assertThat(registry.find("outbox.records.count").gauges()).hasSize(3);
+        assertThat(registry.find("outbox.records.count").gauges()).hasSize(OutboxRecordStatus.values().length);
     }
 
     @Test

@@ -4,6 +4,7 @@ import dev.outbox.Outbox;
 import dev.outbox.OutboxRecordProcessor;
 import dev.outbox.OutboxRecordRepository;
 import dev.outbox.PayloadSerializer;
+import dev.outbox.admin.OutboxAdmin;
 import dev.outbox.jpa.JdbcInstanceStore;
 import dev.outbox.jpa.JdbcPartitionStore;
 import dev.outbox.jpa.JdbcRecordStore;
@@ -23,6 +24,7 @@ import dev.outbox.spi.OutboxObservation;
 import dev.outbox.spi.InstanceStore;
 import dev.outbox.spi.PartitionListener;
 import dev.outbox.spi.PartitionStore;
+import dev.outbox.spi.RecordAdministration;
 import dev.outbox.spi.RecordPurge;
 import dev.outbox.spi.RecordStatistics;
 import dev.outbox.spi.RecordStore;
@@ -146,6 +148,17 @@ public class OutboxAutoConfiguration {
                     .partitions(partitions.getObject());
         }
         return monitor.build();
+    }
+
+    /** Operations on FAILED records; a retry wakes the local processor. */
+    @Bean
+    @ConditionalOnMissingBean
+    OutboxAdmin outboxAdmin(RecordStore store, DataSource dataSource, DatabaseDialect dialect,
+            OutboxInstanceIdentity identity, ObjectProvider<OutboxProcessor> processor, Clock clock) {
+        RecordAdministration administration = store instanceof RecordAdministration storeAdministration
+                ? storeAdministration : new JdbcRecordStore(dataSource, dialect, identity.id());
+        return OutboxAdmin.builder().store(administration).clock(clock)
+                .afterChange(() -> processor.ifAvailable(OutboxProcessor::wakeUp)).build();
     }
 
     @Bean

@@ -1,5 +1,6 @@
 package dev.outbox.boot.actuate;
 
+import dev.outbox.admin.OutboxAdmin;
 import dev.outbox.boot.OutboxAutoConfiguration;
 import dev.outbox.boot.OutboxInstanceIdentity;
 import dev.outbox.monitoring.OutboxMonitor;
@@ -25,10 +26,10 @@ public class OutboxActuatorAutoConfiguration {
         @Bean
         @ConditionalOnMissingBean
         OutboxEndpoint outboxEndpoint(OutboxMonitor monitor, ObjectProvider<ClusterCoordinator> coordinator,
-                ObjectProvider<OutboxInstanceIdentity> identity) {
+                ObjectProvider<OutboxInstanceIdentity> identity, OutboxAdmin admin) {
             ClusterCoordinator cluster = coordinator.getIfAvailable();
             String id = cluster != null ? cluster.instanceId() : identity.getObject().id();
-            return new OutboxEndpoint(monitor, cluster, id);
+            return new OutboxEndpoint(monitor, cluster, id, admin);
         }
     }
 

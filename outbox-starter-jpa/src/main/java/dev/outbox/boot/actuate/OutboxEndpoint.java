@@ -1,10 +1,13 @@
 package dev.outbox.boot.actuate;
 
+import dev.outbox.OutboxRecord;
 import dev.outbox.OutboxRecordStatus;
+import dev.outbox.admin.OutboxAdmin;
 import dev.outbox.monitoring.OutboxMonitor;
 import dev.outbox.monitoring.OutboxSnapshot;
 import dev.outbox.partition.ClusterCoordinator;
 import dev.outbox.partition.OwnedPartitions;
+import dev.outbox.spi.FailedRecordFilter;
 import dev.outbox.spi.InstanceState;
 import java.time.Instant;
 import java.util.LinkedHashMap;
@@ -15,23 +18,63 @@ import java.util.Set;
 import org.jspecify.annotations.Nullable;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
+import org.springframework.boot.actuate.endpoint.annotation.Selector;
+import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
 
 /**
  * {@code /actuator/outbox}: this instance and its partitions, every live instance with its heartbeat age, the
- * partition owners, and the backlog. Reads the monitor's cached snapshot: calling it often costs the database nothing
- * more than the metrics already do.
+ * partition owners, the backlog (from the monitor's cached snapshot) and the oldest FAILED records; write operations
+ * retry, skip or delete FAILED records through {@link OutboxAdmin}.
  */
 @Endpoint(id = "outbox")
 public class OutboxEndpoint {
 
+    /** FAILED records listed by the report. */
+    static final int FAILED_RECORDS_SHOWN = 20;
+
     private final OutboxMonitor monitor;
     private final @Nullable ClusterCoordinator coordinator;
     private final String instanceId;
+    private final OutboxAdmin admin;
 
-    public OutboxEndpoint(OutboxMonitor monitor, @Nullable ClusterCoordinator coordinator, String instanceId) {
+    public OutboxEndpoint(OutboxMonitor monitor, @Nullable ClusterCoordinator coordinator, String instanceId,
+            OutboxAdmin admin) {
         this.monitor = monitor;
         this.coordinator = coordinator;
         this.instanceId = instanceId;
+        this.admin = admin;
+    }
+
+    /**
+     * {@code POST /actuator/outbox/{recordId}} with {@code {"action": "retry" | "skip" | "delete"}}: acts on one FAILED
+     * record (delete also takes a SKIPPED one).
+     */
+    @WriteOperation
+    public AdminResult act(@Selector String recordId, String action) {
+        boolean done = switch (action) {
+            case "retry" -> admin.retry(recordId);
+            case "skip" -> admin.skip(recordId);
+            case "delete" -> admin.delete(recordId);
+            default -> throw new IllegalArgumentException("action must be retry, skip or delete but was " + action);
+        };
+        return new AdminResult(action, done ? 1 : 0);
+    }
+
+    /**
+     * {@code POST /actuator/outbox} with {@code {"action": "retry-all"}} and optionally {@code eventType} and
+     * {@code aggregateId}: makes every matching FAILED record due again.
+     */
+    @WriteOperation
+    public AdminResult actOnAll(String action, @Nullable String eventType, @Nullable String aggregateId) {
+        if (!"retry-all".equals(action)) {
+            throw new IllegalArgumentException("action must be retry-all but was " + action);
+        }
+        return new AdminResult(action, admin.retryAll(FailedRecordFilter.any().withEventType(eventType)
+                .withAggregateId(aggregateId)));
+    }
+
+    /** What an operation did: how many records it changed. */
+    public record AdminResult(String action, int records) {
     }
 
     @ReadOperation
@@ -51,8 +94,10 @@ public class OutboxEndpoint {
         Backlog backlog = new Backlog(counts, snapshot.oldestPending().orElse(null),
                 snapshot.oldestPendingAge().toMillis() / 1000.0, snapshot.recordCount(OutboxRecordStatus.FAILED),
                 snapshot.pendingInOwnedPartitions());
+        List<FailedRecord> failed = admin.failedRecords(FailedRecordFilter.any(), FAILED_RECORDS_SHOWN).stream()
+                .map(FailedRecord::of).toList();
         return new OutboxReport(snapshot.takenAt(), self, members, snapshot.partitionsByOwner(),
-                snapshot.unassignedPartitionCount(), backlog);
+                snapshot.unassignedPartitionCount(), backlog, failed);
     }
 
     /**
@@ -62,9 +107,20 @@ public class OutboxEndpoint {
      * @param partitionsByOwner owned partitions by instance id
      * @param unassignedPartitions partitions without a live owner
      * @param backlog records by status and the age of the oldest NEW one
+     * @param failedRecords the oldest FAILED records (read now, not cached), at most 20
      */
     public record OutboxReport(Instant takenAt, ThisInstance instance, List<Member> instances,
-            Map<String, Set<Integer>> partitionsByOwner, int unassignedPartitions, Backlog backlog) {
+            Map<String, Set<Integer>> partitionsByOwner, int unassignedPartitions, Backlog backlog,
+            List<FailedRecord> failedRecords) {
+    }
+
+    /** A FAILED record as an operator needs to see it. */
+    public record FailedRecord(String id, String aggregateId, String eventType, Instant createdAt, int retryCount,
+            @Nullable String lastError) {
+        static FailedRecord of(OutboxRecord record) {
+            return new FailedRecord(record.getId(), record.getAggregateId(), record.getEventType(),
+                    record.getCreatedAt(), record.getRetryCount(), record.getLastError());
+        }
     }
 
     /**

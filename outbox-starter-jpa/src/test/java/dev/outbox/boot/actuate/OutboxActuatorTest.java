@@ -1,6 +1,7 @@
 package dev.outbox.boot.actuate;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import dev.outbox.Outbox;
@@ -75,6 +76,19 @@ class OutboxActuatorTest {
                     assertThat(health.getStatus()).isEqualTo(Status.UP);
                     assertThat(health.getDetails()).containsEntry("ownedPartitions", 256).containsEntry("failed", 1L)
                             .containsKey("lastHeartbeatSecondsAgo");
+
+                    assertThat(report.failedRecords()).singleElement().satisfies(failed -> {
+                        assertThat(failed.aggregateId()).isEqualTo("order-1");
+                        assertThat(failed.lastError()).contains("downstream refuses");
+                    });
+                    String failedId = report.failedRecords().get(0).id();
+                    assertThat(endpoint.act(failedId, "skip").records()).isEqualTo(1);
+                    assertThat(endpoint.outbox().failedRecords()).isEmpty();
+                    assertThat(endpoint.act(failedId, "skip").records()).as("no longer FAILED").isZero();
+                    assertThat(endpoint.act(failedId, "delete").records()).isEqualTo(1);
+                    assertThat(endpoint.actOnAll("retry-all", null, null).records()).isZero();
+                    assertThatThrownBy(() -> endpoint.act(failedId, "purge"))
+                            .hasMessage("action must be retry, skip or delete but was purge");
 
                     coordinator.beginShutdown();
                     assertThat(context.getBean(OutboxHealthIndicator.class).health(true).getStatus())

@@ -1,0 +1,121 @@
+package dev.outbox.admin;
+
+import dev.outbox.OutboxRecord;
+import dev.outbox.spi.FailedRecordFilter;
+import dev.outbox.spi.RecordAdministration;
+import java.time.Clock;
+import java.util.List;
+import java.util.Objects;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The operator's handle on FAILED records, which hold back their aggregate under stop-on-first-failure: list them,
+ * retry one or all, skip one so the aggregate continues, or delete one. Every change is logged at INFO.
+ */
+public final class OutboxAdmin {
+
+    private static final Logger log = LoggerFactory.getLogger(OutboxAdmin.class);
+    /** Most records {@link #failedRecords} returns. */
+    public static final int MAX_LIST_SIZE = 1000;
+
+    private final RecordAdministration store;
+    private final Clock clock;
+    private final Runnable afterRetry;
+
+    private OutboxAdmin(Builder builder) {
+        this.store = Objects.requireNonNull(builder.store, "OutboxAdmin.builder(): store is required");
+        this.clock = builder.clock;
+        this.afterRetry = builder.afterRetry;
+    }
+
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /** FAILED records matching the filter, oldest first; {@code limit} between 1 and {@value #MAX_LIST_SIZE}. */
+    public List<OutboxRecord> failedRecords(FailedRecordFilter filter, int limit) {
+        if (limit < 1 || limit > MAX_LIST_SIZE) {
+            throw new IllegalArgumentException("limit must be between 1 and " + MAX_LIST_SIZE + " but was " + limit);
+        }
+        return store.findFailed(Objects.requireNonNull(filter, "filter"), limit);
+    }
+
+    /** Makes a FAILED record due again with a fresh retry count; false when it was not FAILED. */
+    public boolean retry(String recordId) {
+        boolean done = store.retryFailed(requireId(recordId), clock.instant());
+        log.info("Outbox admin: retry of record {}: {}", recordId, done ? "reset to NEW" : "not FAILED, unchanged");
+        if (done) {
+            afterRetry.run();
+        }
+        return done;
+    }
+
+    /** {@link #retry} for every FAILED record matching the filter; returns how many. */
+    public int retryAll(FailedRecordFilter filter) {
+        int count = store.retryAllFailed(Objects.requireNonNull(filter, "filter"), clock.instant());
+        log.info("Outbox admin: {} FAILED record(s) matching {} reset to NEW", count, filter);
+        if (count > 0) {
+            afterRetry.run();
+        }
+        return count;
+    }
+
+    /** Marks a FAILED record SKIPPED so its aggregate continues; false when it was not FAILED. */
+    public boolean skip(String recordId) {
+        boolean done = store.skipFailed(requireId(recordId), clock.instant());
+        log.info("Outbox admin: skip of record {}: {}", recordId, done ? "SKIPPED" : "not FAILED, unchanged");
+        if (done) {
+            afterRetry.run(); // its aggregate's later records are due now
+        }
+        return done;
+    }
+
+    /** Deletes a FAILED or SKIPPED record; false when there was none. */
+    public boolean delete(String recordId) {
+        boolean done = store.deleteFailed(requireId(recordId));
+        log.info("Outbox admin: delete of record {}: {}", recordId, done ? "deleted" : "no FAILED or SKIPPED record");
+        if (done) {
+            afterRetry.run();
+        }
+        return done;
+    }
+
+    private static String requireId(@Nullable String recordId) {
+        if (recordId == null || recordId.isBlank()) {
+            throw new IllegalArgumentException("recordId must not be blank");
+        }
+        return recordId;
+    }
+
+    /** Assembles an {@link OutboxAdmin}; the store is required. */
+    public static final class Builder {
+        private @Nullable RecordAdministration store;
+        private Clock clock = Clock.systemUTC();
+        private Runnable afterRetry = () -> { };
+
+        private Builder() {
+        }
+
+        public Builder store(RecordAdministration store) {
+            this.store = Objects.requireNonNull(store, "store");
+            return this;
+        }
+
+        public Builder clock(Clock clock) {
+            this.clock = Objects.requireNonNull(clock, "clock");
+            return this;
+        }
+
+        /** Run after records were made due again, e.g. {@code processor::wakeUp}. */
+        public Builder afterChange(Runnable afterChange) {
+            this.afterRetry = Objects.requireNonNull(afterChange, "afterChange");
+            return this;
+        }
+
+        public OutboxAdmin build() {
+            return new OutboxAdmin(this);
+        }
+    }
+}

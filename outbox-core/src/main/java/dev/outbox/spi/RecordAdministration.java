@@ -1,0 +1,28 @@
+package dev.outbox.spi;
+
+import dev.outbox.OutboxRecord;
+import java.time.Instant;
+import java.util.List;
+
+/**
+ * What an operator does with FAILED records. Each method is one conditional statement on rows that are FAILED, which
+ * no instance is processing, so it is safe while the cluster runs: a record reset to NEW is simply fetched by its
+ * partition's owner.
+ */
+public interface RecordAdministration {
+
+    /** FAILED records matching the filter, oldest first, at most {@code limit}. */
+    List<OutboxRecord> findFailed(FailedRecordFilter filter, int limit);
+
+    /** Makes a FAILED record NEW again, due at {@code now}, with its retry count reset; false unless it was FAILED. */
+    boolean retryFailed(String id, Instant now);
+
+    /** {@link #retryFailed} for every FAILED record matching the filter; returns how many. */
+    int retryAllFailed(FailedRecordFilter filter, Instant now);
+
+    /** Marks a FAILED record SKIPPED, so the later records of its aggregate go on; false unless it was FAILED. */
+    boolean skipFailed(String id, Instant now);
+
+    /** Deletes a FAILED or SKIPPED record; false when there was none. */
+    boolean deleteFailed(String id);
+}
