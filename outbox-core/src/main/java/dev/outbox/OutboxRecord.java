@@ -420,7 +420,8 @@ public final class OutboxRecord {
         }
 
         /**
-         * At most {@value OutboxRecord#MAX_TRACE_CONTEXT_LENGTH} characters; see {@link OutboxRecord#getTraceContext()}.
+         * At most {@value OutboxRecord#MAX_TRACE_CONTEXT_LENGTH} characters; see
+         * {@link OutboxRecord#getTraceContext()}.
          */
         public RestoreBuilder traceContext(@Nullable String traceContext) {
             this.traceContext = traceContext;

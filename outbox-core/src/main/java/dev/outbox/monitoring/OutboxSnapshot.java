@@ -9,13 +9,15 @@ import dev.outbox.spi.PartitionState;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Arrays;
+import java.util.Collections;
 import java.util.EnumMap;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
 import java.util.stream.Collectors;
 import org.jspecify.annotations.Nullable;
 
@@ -40,7 +42,7 @@ public final class OutboxSnapshot {
         for (OutboxRecordStatus status : OutboxRecordStatus.values()) {
             counts.put(status, recordCounts.getOrDefault(status, 0L));
         }
-        this.recordCounts = java.util.Collections.unmodifiableMap(counts);
+        this.recordCounts = Collections.unmodifiableMap(counts);
         this.pendingByPartition = new long[PartitionHasher.PARTITION_COUNT];
         this.oldestPendingByPartition = new Instant[PartitionHasher.PARTITION_COUNT];
         for (PartitionBacklog partition : backlog) {
@@ -135,25 +137,14 @@ public final class OutboxSnapshot {
 
     /** Owner of each owned partition, by instance id; unowned partitions are left out. */
     public Map<String, Set<Integer>> partitionsByOwner() {
-        Map<String, Set<Integer>> byOwner = new java.util.TreeMap<>();
+        Map<String, Set<Integer>> byOwner = new TreeMap<>();
         for (PartitionState partition : partitions) {
             if (partition.owner() != null) {
-                byOwner.computeIfAbsent(partition.owner(), owner -> new java.util.TreeSet<>())
+                byOwner.computeIfAbsent(partition.owner(), owner -> new TreeSet<>())
                         .add(partition.partition());
             }
         }
-        byOwner.replaceAll((owner, owned) -> java.util.Collections.unmodifiableSet(owned));
-        return java.util.Collections.unmodifiableMap(byOwner);
-    }
-
-    /** Partitions that have NEW records. */
-    public Set<Integer> partitionsWithPending() {
-        Set<Integer> result = new HashSet<>();
-        for (int p = 0; p < pendingByPartition.length; p++) {
-            if (pendingByPartition[p] > 0) {
-                result.add(p);
-            }
-        }
-        return result;
+        byOwner.replaceAll((owner, owned) -> Collections.unmodifiableSet(owned));
+        return Collections.unmodifiableMap(byOwner);
     }
 }

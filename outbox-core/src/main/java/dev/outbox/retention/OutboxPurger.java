@@ -18,9 +18,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Deletes COMPLETED and SKIPPED records (and, when asked, FAILED ones) older than a retention, in batches of a bounded size so no
- * statement locks many rows. Each instance purges only the partitions it owns, so instances never purge the same rows
- * and the work spreads like the processing does.
+ * Deletes COMPLETED and SKIPPED records (and, when asked, FAILED ones) older than a retention, in batches of a
+ * bounded size so no statement locks many rows. Each instance purges only the partitions it owns, so instances never
+ * purge the same rows and the work spreads like the processing does.
  *
  * <p>Run it every {@link Builder#interval(Duration)} with {@link #start()}, or call {@link #purgeNow()}.
  */

@@ -121,7 +121,8 @@ class OutboxMonitorTest {
     @Test
     void theRefreshIntervalMustBePositive() {
         assertThatThrownBy(() -> OutboxMonitor.builder().refreshInterval(Duration.ZERO))
-                .isInstanceOf(IllegalArgumentException.class).hasMessage("refreshInterval must be positive but was PT0S");
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("refreshInterval must be positive but was PT0S");
     }
 
     private OutboxRecord save(String aggregateId) {

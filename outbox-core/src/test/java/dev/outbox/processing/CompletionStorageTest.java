@@ -49,7 +49,8 @@ class CompletionStorageTest {
         processor(ProcessingOptions.defaults()).processDueRecords();
 
         assertThat(completionCalls).containsExactly(List.of("A", "A"));
-        assertThat(store.all()).extracting(OutboxRecord::getPayload, OutboxRecord::getStatus, OutboxRecord::getRetryCount)
+        assertThat(store.all())
+                .extracting(OutboxRecord::getPayload, OutboxRecord::getStatus, OutboxRecord::getRetryCount)
                 .containsExactly(
                         org.assertj.core.groups.Tuple.tuple("a0", OutboxRecordStatus.COMPLETED, 0),
                         org.assertj.core.groups.Tuple.tuple("a1", OutboxRecordStatus.COMPLETED, 0),

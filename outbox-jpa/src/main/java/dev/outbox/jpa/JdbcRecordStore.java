@@ -51,8 +51,11 @@ public final class JdbcRecordStore implements RecordStore, RecordStatistics, Rec
     private final Statement scheduleRetry;
     private final Statement markFailed;
     private final String purge;
-    private final SqlStatements sql;
-    private final String columns;
+    private final String findFailed;
+    private final String retryFailed;
+    private final String retryAllFailed;
+    private final String skipFailed;
+    private final String deleteFailed;
     private final String countByStatus;
     private final String pendingByPartition;
     private final @Nullable String markCompletedBulk;
@@ -76,8 +79,11 @@ public final class JdbcRecordStore implements RecordStore, RecordStatistics, Rec
         this.scheduleRetry = Statement.of(sql.get("record.scheduleRetry"), fence);
         this.markFailed = Statement.of(sql.get("record.markFailed"), fence);
         this.purge = sql.get("record.purge");
-        this.sql = sql;
-        this.columns = columns;
+        this.findFailed = sql.get("admin.findFailed").replace("{columns}", columns);
+        this.retryFailed = sql.get("admin.retryFailed");
+        this.retryAllFailed = sql.get("admin.retryAllFailed");
+        this.skipFailed = sql.get("admin.skipFailed");
+        this.deleteFailed = sql.get("admin.deleteFailed");
         this.countByStatus = sql.get("record.countByStatus");
         this.pendingByPartition = sql.get("record.pendingByPartition");
         this.markCompletedBulk = sql.find("record.markCompleted.bulk").orElse(null);
@@ -96,32 +102,32 @@ public final class JdbcRecordStore implements RecordStore, RecordStatistics, Rec
     @Override
     public List<OutboxRecord> findFailed(FailedRecordFilter filter, int limit) {
         List<Object> parameters = new ArrayList<>();
-        String query = sql.get("admin.findFailed").replace("{columns}", columns)
-                .replace("{filter}", failedFilter(filter, parameters)).replace("{limit}", Integer.toString(limit));
+        String query = findFailed.replace("{filter}", failedFilter(filter, parameters))
+                .replace("{limit}", Integer.toString(limit));
         return jdbc.query(query, rowMapper, parameters.toArray());
     }
 
     @Override
     public boolean retryFailed(String id, Instant now) {
-        return jdbc.update(sql.get("admin.retryFailed"), dialect.timestampValue(now), id) == 1;
+        return jdbc.update(retryFailed, dialect.timestampValue(now), id) == 1;
     }
 
     @Override
     public int retryAllFailed(FailedRecordFilter filter, Instant now) {
         List<Object> parameters = new ArrayList<>();
         parameters.add(dialect.timestampValue(now));
-        String update = sql.get("admin.retryAllFailed").replace("{filter}", failedFilter(filter, parameters));
+        String update = retryAllFailed.replace("{filter}", failedFilter(filter, parameters));
         return jdbc.update(update, parameters.toArray());
     }
 
     @Override
     public boolean skipFailed(String id, Instant now) {
-        return jdbc.update(sql.get("admin.skipFailed"), dialect.timestampValue(now), id) == 1;
+        return jdbc.update(skipFailed, dialect.timestampValue(now), id) == 1;
     }
 
     @Override
     public boolean deleteFailed(String id) {
-        return jdbc.update(sql.get("admin.deleteFailed"), id) == 1;
+        return jdbc.update(deleteFailed, id) == 1;
     }
 
     /** The criteria as fixed SQL fragments with parameters, added to {@code parameters} in order. */

@@ -19,7 +19,8 @@ import java.util.function.ToDoubleFunction;
  *
  * <ul>
  *   <li>{@code outbox.records.count{status=new|completed|failed}}</li>
- *   <li>{@code outbox.partitions.assigned.count}; {@code outbox.partitions.pending.records.total|max|avg} over them</li>
+ *   <li>{@code outbox.partitions.assigned.count}; {@code outbox.partitions.pending.records.total|max|avg} over
+ *       them</li>
  *   <li>{@code outbox.cluster.instances.total}, {@code outbox.cluster.partitions.total},
  *       {@code outbox.cluster.partitions.avg_per_instance}, {@code outbox.cluster.partitions.unassigned}</li>
  *   <li>{@code outbox.records.oldest.pending.age} (seconds)</li>

@@ -134,14 +134,14 @@ public class OutboxAutoConfiguration {
             OutboxInstanceIdentity identity, ObjectProvider<ClusterCoordinator> coordinator,
             ObjectProvider<InstanceStore> instances, ObjectProvider<PartitionStore> partitions, Clock clock,
             OutboxProperties properties) {
-        RecordStatistics statistics = store instanceof RecordStatistics storeStatistics ? storeStatistics
-                : new JdbcRecordStore(dataSource, dialect, identity.id());
-        OutboxMonitor.Builder monitor = OutboxMonitor.builder().statistics(statistics).clock(clock)
+        OutboxMonitor.Builder monitor = OutboxMonitor.builder()
+                .statistics(storeSide(RecordStatistics.class, store, dataSource, dialect, identity)).clock(clock)
                 .refreshInterval(properties.metrics().refreshInterval());
         ClusterCoordinator cluster = coordinator.getIfAvailable();
-        // Without background processing this instance owns no partition (it may still run explicit passes).
-        monitor.ownership(OwnedPartitions::none);
-        if (cluster != null) {
+        if (cluster == null) {
+            // Without background processing this instance owns no partition (it may still run explicit passes).
+            monitor.ownership(OwnedPartitions::none);
+        } else {
             monitor.ownership(cluster)
                     .instances(instances.getObject(),
                             Duration.ofSeconds(properties.instance().staleInstanceTimeoutSeconds()))
@@ -155,10 +155,19 @@ public class OutboxAutoConfiguration {
     @ConditionalOnMissingBean
     OutboxAdmin outboxAdmin(RecordStore store, DataSource dataSource, DatabaseDialect dialect,
             OutboxInstanceIdentity identity, ObjectProvider<OutboxProcessor> processor, Clock clock) {
-        RecordAdministration administration = store instanceof RecordAdministration storeAdministration
-                ? storeAdministration : new JdbcRecordStore(dataSource, dialect, identity.id());
-        return OutboxAdmin.builder().store(administration).clock(clock)
+        return OutboxAdmin.builder()
+                .store(storeSide(RecordAdministration.class, store, dataSource, dialect, identity)).clock(clock)
                 .afterChange(() -> processor.ifAvailable(OutboxProcessor::wakeUp)).build();
+    }
+
+    /**
+     * One more side of the record store (statistics, administration, purge): the application's {@link RecordStore}
+     * when it has it, else the JDBC store, which has them all.
+     */
+    static <T> T storeSide(Class<T> side, RecordStore store, DataSource dataSource, DatabaseDialect dialect,
+            OutboxInstanceIdentity identity) {
+        return side.isInstance(store) ? side.cast(store)
+                : side.cast(new JdbcRecordStore(dataSource, dialect, identity.id()));
     }
 
     @Bean
@@ -268,9 +277,8 @@ public class OutboxAutoConfiguration {
         OutboxPurger outboxPurger(RecordStore store, DataSource dataSource, DatabaseDialect dialect,
                 OutboxInstanceIdentity identity, ClusterCoordinator coordinator, Clock clock,
                 OutboxProperties properties) {
-            RecordPurge purge = store instanceof RecordPurge storePurge ? storePurge
-                    : new JdbcRecordStore(dataSource, dialect, identity.id());
-            return properties.purge().toPurger(OutboxPurger.builder()).store(purge).ownership(coordinator)
+            return properties.purge().toPurger(OutboxPurger.builder())
+                    .store(storeSide(RecordPurge.class, store, dataSource, dialect, identity)).ownership(coordinator)
                     .clock(clock).build();
         }
 

@@ -8,7 +8,8 @@ import org.jspecify.annotations.Nullable;
 import org.springframework.context.SmartLifecycle;
 
 /**
- * Joins the cluster and starts the processing loop (and the purge of finished records) once the context is refreshed. On shutdown it marks the instance
+ * Joins the cluster and starts the processing loop (and the purge of finished records) once the context is
+ * refreshed. On shutdown it marks the instance
  * SHUTTING_DOWN, drains the records in flight within {@code outbox.instance.graceful-shutdown-timeout-seconds}, then
  * releases the partitions so other instances take them at once, before the context closes its beans.
  */

@@ -175,7 +175,8 @@ class OutboxAutoConfigurationTest {
                     scrape(registry);
 
                     assertThat(recorder.statements()).as("records by status, NEW by partition, live instances, "
-                            + "partition table").hasSize(4).anySatisfy(sql -> assertThat(sql).contains("GROUP BY status"))
+                            + "partition table").hasSize(4)
+                            .anySatisfy(sql -> assertThat(sql).contains("GROUP BY status"))
                             .anySatisfy(sql -> assertThat(sql).contains("GROUP BY partition_no"))
                             .anySatisfy(sql -> assertThat(sql).contains("FROM outbox_instance"))
                             .anySatisfy(sql -> assertThat(sql).contains("FROM outbox_partition"));

@@ -1,6 +1,7 @@
 package dev.outbox.jpa.dialect;
 
 import java.util.Objects;
+import java.util.Optional;
 import java.util.Properties;
 
 /** The named SQL statements of one database, loaded by {@link DatabaseDialect#statements()}. Immutable. */
@@ -28,8 +29,8 @@ public final class SqlStatements {
     }
 
     /** The statement with this key, or empty when this database has none (an optional, faster form). */
-    public java.util.Optional<String> find(String key) {
+    public Optional<String> find(String key) {
         String sql = statements.getProperty(Objects.requireNonNull(key, "key"));
-        return java.util.Optional.ofNullable(sql).map(String::strip);
+        return Optional.ofNullable(sql).map(String::strip);
     }
 }
