@@ -8,7 +8,9 @@ import java.util.function.Function;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The write façade: serializes an event and saves it as an outbox record in the caller's transaction.
+ * The write façade: serializes an event and saves it as an outbox record in the caller's transaction. When several
+ * typed handlers subscribe to the event type, one record per handler is saved and the first handler's is returned (see
+ * {@link dev.outbox.handler.OutboxHandlers}).
  *
  * <pre>{@code
  * @Transactional

@@ -29,6 +29,8 @@ public final class OutboxRecord {
     public static final int MAX_ERROR_LENGTH = 2000;
     /** Longest trace context stored with a record (column {@code trace_context}). */
     public static final int MAX_TRACE_CONTEXT_LENGTH = 1000;
+    /** Length limit of {@code handler_id}, in characters; the column is {@code VARCHAR(255)}. */
+    public static final int MAX_HANDLER_ID_LENGTH = 255;
 
     private final String id;
     private final String aggregateId;
@@ -43,6 +45,7 @@ public final class OutboxRecord {
     private final @Nullable Long sequence;
     private final @Nullable String lastError;
     private final @Nullable String traceContext;
+    private final @Nullable String handlerId;
     private final long epoch;
 
     private OutboxRecord(RestoreBuilder b) {
@@ -70,6 +73,8 @@ public final class OutboxRecord {
                     + " characters but was " + b.traceContext.length());
         }
         this.traceContext = b.traceContext;
+        this.handlerId = b.handlerId == null || b.handlerId.isEmpty() ? null
+                : requireText("handlerId", b.handlerId, MAX_HANDLER_ID_LENGTH);
         if (b.epoch < 0) {
             throw new IllegalArgumentException("epoch must be >= 0 but was " + b.epoch);
         }
@@ -160,6 +165,25 @@ public final class OutboxRecord {
     }
 
     /**
+     * The one handler this record is addressed to, or null for the application's {@link OutboxRecordProcessor}. When
+     * several handlers subscribe to an event type, the repository stores one record per handler, each with its own
+     * status, attempts and retry schedule; records of one aggregate are in order per handler.
+     */
+    public @Nullable String getHandlerId() {
+        return handlerId;
+    }
+
+    /** This record, same id, addressed to one handler; see {@link #getHandlerId()}. */
+    public OutboxRecord withHandlerId(String handlerId) {
+        return handlerId.equals(this.handlerId) ? this : toBuilder().handlerId(handlerId).build();
+    }
+
+    /** A copy of this record under a new id, addressed to another handler: one of the records of a fan-out. */
+    public OutboxRecord copyForHandler(String handlerId) {
+        return toBuilder().id(RecordIds.next(createdAt)).handlerId(handlerId).build();
+    }
+
+    /**
      * The epoch of the partition under which this record is being delivered: it increases every time the partition
      * changes owner, so a downstream system can reject deliveries from an instance that no longer owns the partition.
      * 0 outside of delivery and for a single instance that owns every partition without coordination.
@@ -178,7 +202,7 @@ public final class OutboxRecord {
         return new RestoreBuilder().id(id).aggregateId(aggregateId).eventType(eventType).payload(payload)
                 .partition(partition).createdAt(createdAt).status(status).completedAt(completedAt)
                 .retryCount(retryCount).nextRetryAt(nextRetryAt).sequence(sequence).lastError(lastError)
-                .traceContext(traceContext).epoch(epoch);
+                .traceContext(traceContext).handlerId(handlerId).epoch(epoch);
     }
 
     @Override
@@ -194,7 +218,8 @@ public final class OutboxRecord {
     @Override
     public String toString() {
         return "OutboxRecord[id=" + id + ", aggregateId=" + aggregateId + ", eventType=" + eventType
-                + ", partition=" + partition + ", epoch=" + epoch + ", sequence=" + sequence + ", status=" + status
+                + (handlerId == null ? "" : ", handlerId=" + handlerId) + ", partition=" + partition
+                + ", epoch=" + epoch + ", sequence=" + sequence + ", status=" + status
                 + ", retryCount=" + retryCount + "]";
     }
 
@@ -258,8 +283,18 @@ public final class OutboxRecord {
         private int maxPayloadBytes = DEFAULT_MAX_PAYLOAD_BYTES;
         private @Nullable Instant availableAt;
         private @Nullable Duration deliverAfter;
+        private @Nullable String handlerId;
 
         private Builder() {
+        }
+
+        /**
+         * Addresses the record to one handler only. Without it the repository stores one record for each handler
+         * subscribed to the event type, or one for the {@link OutboxRecordProcessor} when none is.
+         */
+        public Builder handlerId(String handlerId) {
+            this.handlerId = handlerId;
+            return this;
         }
 
         public Builder aggregateId(String aggregateId) {
@@ -332,7 +367,7 @@ public final class OutboxRecord {
             }
             return new RestoreBuilder().id(RecordIds.next(now)).aggregateId(aggregateId).eventType(eventType)
                     .payload(payload).createdAt(now).status(OutboxRecordStatus.NEW).retryCount(0)
-                    .nextRetryAt(due).build();
+                    .nextRetryAt(due).handlerId(handlerId).build();
         }
     }
 
@@ -352,9 +387,16 @@ public final class OutboxRecord {
         private @Nullable Long sequence;
         private @Nullable String lastError;
         private @Nullable String traceContext;
+        private @Nullable String handlerId;
         private long epoch;
 
         private RestoreBuilder() {
+        }
+
+        /** Null or empty: the application's {@link OutboxRecordProcessor}; see {@link OutboxRecord#getHandlerId()}. */
+        public RestoreBuilder handlerId(@Nullable String handlerId) {
+            this.handlerId = handlerId;
+            return this;
         }
 
         public RestoreBuilder id(@Nullable String id) {

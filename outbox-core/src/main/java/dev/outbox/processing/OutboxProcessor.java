@@ -76,8 +76,8 @@ public final class OutboxProcessor implements AutoCloseable {
     /** Guards the aggregates in hand and wake-ups; {@link #changed} signals both. */
     private final ReentrantLock stateLock = new ReentrantLock();
     private final Condition changed = stateLock.newCondition();
-    private final Map<String, AggregateWork> busyAggregates = new HashMap<>();
-    private @Nullable Set<String> releasedDuringFetch;
+    private final Map<Lane, AggregateWork> busyAggregates = new HashMap<>();
+    private @Nullable Set<Lane> releasedDuringFetch;
     private int outstandingRecords;
     private long releaseCount;
     private boolean wakeUpRequested;
@@ -125,7 +125,7 @@ public final class OutboxProcessor implements AutoCloseable {
             thread.setDaemon(true);
             poller = thread;
             thread.start();
-            log.info("Outbox processor started: {}, retry policy {}", options, retryPolicy);
+            log.info("Outbox processor started: {}, retry policy {}, handlers {}", options, retryPolicy, handler);
         }
     }
 
@@ -273,7 +273,7 @@ public final class OutboxProcessor implements AutoCloseable {
                 return Fetch.NONE;
             }
             DueRecordsQuery query = new DueRecordsQuery(owned, clock.instant(), limit, options.stopOnFirstFailure());
-            Set<String> releasedDuringFetch = new HashSet<>();
+            Set<Lane> releasedDuringFetch = new HashSet<>();
             stateLock.lock();
             try {
                 this.releasedDuringFetch = releasedDuringFetch;
@@ -287,9 +287,9 @@ public final class OutboxProcessor implements AutoCloseable {
                 stopWatchingReleases();
                 throw e;
             }
-            Map<String, List<OutboxRecord>> byAggregate = new LinkedHashMap<>();
+            Map<Lane, List<OutboxRecord>> byAggregate = new LinkedHashMap<>();
             for (OutboxRecord record : due) {
-                byAggregate.computeIfAbsent(record.getAggregateId(), id -> new ArrayList<>())
+                byAggregate.computeIfAbsent(Lane.of(record), lane -> new ArrayList<>())
                         .add(record.withEpoch(owned.epochOf(record.getPartition())));
             }
             Engine engine;
@@ -305,14 +305,14 @@ public final class OutboxProcessor implements AutoCloseable {
             try {
                 // Releases are watched until this decision, not just until the query returned.
                 this.releasedDuringFetch = null;
-                for (Map.Entry<String, List<OutboxRecord>> aggregate : byAggregate.entrySet()) {
+                for (Map.Entry<Lane, List<OutboxRecord>> aggregate : byAggregate.entrySet()) {
                     if (busyAggregates.containsKey(aggregate.getKey())
                             || releasedDuringFetch.contains(aggregate.getKey())) {
                         skipped += aggregate.getValue().size();
                         continue;
                     }
                     AggregateWork work = new AggregateWork(aggregate.getKey(), aggregate.getValue(), engine);
-                    busyAggregates.put(work.aggregateId, work);
+                    busyAggregates.put(work.lane, work);
                     outstandingRecords += work.records.size();
                     // Counted before the ownership checks: a coordinator that takes the partition away and then sees
                     // nothing in flight knows that no record of it will start, and that every outcome is stored.
@@ -372,7 +372,10 @@ public final class OutboxProcessor implements AutoCloseable {
                 }
                 storeCompletions(completions);
                 completions.clear();
-                storeFailure(record, failure, handlerTime);
+                if (storeFailure(record, failure, handlerTime)) {
+                    completions.add(new Completion(record, handlerTime));
+                    continue;
+                }
                 if (options.stopOnFirstFailure()) {
                     break;
                 }
@@ -380,7 +383,7 @@ public final class OutboxProcessor implements AutoCloseable {
         } catch (RuntimeException e) {
             // An outcome could not be stored; the record stays NEW and is handled again later.
             log.warn("Outbox aggregate {}: could not store an outcome; its records will be processed again",
-                    work.aggregateId, e);
+                    work.lane, e);
             completions.clear();
         }
         if (completions.isEmpty()) {
@@ -450,9 +453,9 @@ public final class OutboxProcessor implements AutoCloseable {
         }
         stateLock.lock();
         try {
-            busyAggregates.remove(work.aggregateId);
+            busyAggregates.remove(work.lane);
             if (releasedDuringFetch != null) {
-                releasedDuringFetch.add(work.aggregateId);
+                releasedDuringFetch.add(work.lane);
             }
             outstandingRecords -= work.records.size();
             releaseCount++;
@@ -477,8 +480,13 @@ public final class OutboxProcessor implements AutoCloseable {
         return inFlight.get(partition) > 0;
     }
 
-    /** Stores a failed attempt: a scheduled retry, or FAILED when retries are exhausted or refused. */
-    private void storeFailure(OutboxRecord record, Throwable failure, Duration handlerTime) {
+    /**
+     * Stores a failed attempt: a scheduled retry, or FAILED when retries are exhausted or refused and the handler's
+     * fallback did not take the record.
+     *
+     * @return true when the fallback took the record: it is then stored as a completion, like a success
+     */
+    private boolean storeFailure(OutboxRecord record, Throwable failure, Duration handlerTime) {
         Instant now = clock.instant();
         int retriesSoFar = record.getRetryCount();
         String error = ErrorText.of(failure);
@@ -490,32 +498,56 @@ public final class OutboxProcessor implements AutoCloseable {
             } else {
                 rejected(record);
             }
-            return;
+            return false;
         }
-        boolean retryable = !(failure instanceof NonRetryableRecordException) && retryPolicy.shouldRetry(failure);
-        if (retriesSoFar < options.maxRetries() && retryable) {
+        OutboxRetryPolicy policy = retryPolicyOf(record);
+        int maxRetries = policy.maxRetries().orElse(options.maxRetries());
+        boolean retryable = !(failure instanceof NonRetryableRecordException) && policy.shouldRetry(failure);
+        if (retriesSoFar < maxRetries && retryable) {
             int retryCount = retriesSoFar + 1;
-            Duration delay = retryPolicy.nextDelay(retryCount);
-            Instant nextRetryAt = now.plus(delay);
-            if (store.scheduleRetry(record, retryCount, nextRetryAt, error)) {
+            Duration delay = policy.nextDelay(retryCount);
+            if (store.scheduleRetry(record, retryCount, now.plus(delay), error)) {
                 log.warn("Outbox record {} ({}, aggregate {}) failed on attempt {}; retry {} of {} in {}: {}",
                         record.getId(), record.getEventType(), record.getAggregateId(), retriesSoFar + 1,
-                        retryCount, options.maxRetries(), delay, error);
+                        retryCount, maxRetries, delay, error);
                 log.debug("Failure of outbox record {}", record.getId(), failure);
                 listener.onRetryScheduled(record, failure, retryCount, handlerTime);
             } else {
                 rejected(record);
             }
-        } else {
-            if (store.markFailed(record, retriesSoFar, error)) {
-                log.error("Outbox record {} ({}, aggregate {}) FAILED after {} attempt(s){}", record.getId(),
-                        record.getEventType(), record.getAggregateId(), retriesSoFar + 1,
-                        options.stopOnFirstFailure() ? "; later records of the aggregate wait" : "", failure);
-                listener.onFailed(record, failure, handlerTime);
-            } else {
-                rejected(record);
+            return false;
+        }
+        try {
+            if (handler.fallback(record, failure)) {
+                log.warn("Outbox record {} ({}, aggregate {}) failed after {} attempt(s) and was taken by its "
+                        + "fallback: {}", record.getId(), record.getEventType(), record.getAggregateId(),
+                        retriesSoFar + 1, error);
+                return true;
+            }
+        } catch (Throwable fallbackFailure) {
+            if (fallbackFailure instanceof InterruptedException) {
+                Thread.currentThread().interrupt();
+            }
+            error = ErrorText.truncate(error + "; the fallback failed too: " + ErrorText.of(fallbackFailure),
+                    OutboxRecord.MAX_ERROR_LENGTH);
+            if (fallbackFailure != failure) {
+                failure.addSuppressed(fallbackFailure);
             }
         }
+        if (store.markFailed(record, retriesSoFar, error)) {
+            log.error("Outbox record {} ({}, aggregate {}) FAILED after {} attempt(s){}", record.getId(),
+                    record.getEventType(), record.getAggregateId(), retriesSoFar + 1,
+                    options.stopOnFirstFailure() ? "; later records of the aggregate wait" : "", failure);
+            listener.onFailed(record, failure, handlerTime);
+        } else {
+            rejected(record);
+        }
+        return false;
+    }
+
+    private OutboxRetryPolicy retryPolicyOf(OutboxRecord record) {
+        OutboxRetryPolicy own = handler.retryPolicyFor(record);
+        return own == null ? retryPolicy : own;
     }
 
     private void rejected(OutboxRecord record) {
@@ -681,9 +713,24 @@ public final class OutboxProcessor implements AutoCloseable {
     private record Engine(ExecutorService workers, GroupCommitQueue<AggregateWork> completionWriter) {
     }
 
-    /** The records of one aggregate from one fetch, handled by one worker in order. */
+    /**
+     * What is processed in order: the records of one aggregate for one handler. Handlers subscribed to the same event
+     * type have lanes of their own, so one handler's failure neither blocks nor re-runs another.
+     */
+    private record Lane(String aggregateId, @Nullable String handlerId) {
+        static Lane of(OutboxRecord record) {
+            return new Lane(record.getAggregateId(), record.getHandlerId());
+        }
+
+        @Override
+        public String toString() {
+            return handlerId == null ? aggregateId : aggregateId + " (handler " + handlerId + ")";
+        }
+    }
+
+    /** The records of one lane (an aggregate, for one handler) from one fetch, handled by one worker in order. */
     private final class AggregateWork implements Runnable {
-        final String aggregateId;
+        final Lane lane;
         final List<OutboxRecord> records;
         final int partition;
         final Engine engine;
@@ -693,8 +740,8 @@ public final class OutboxProcessor implements AutoCloseable {
         int handled;
         List<Completion> completions = List.of();
 
-        AggregateWork(String aggregateId, List<OutboxRecord> records, Engine engine) {
-            this.aggregateId = aggregateId;
+        AggregateWork(Lane lane, List<OutboxRecord> records, Engine engine) {
+            this.lane = lane;
             this.records = records;
             this.partition = records.get(0).getPartition();
             this.engine = engine;

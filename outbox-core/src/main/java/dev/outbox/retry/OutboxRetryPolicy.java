@@ -1,15 +1,16 @@
 package dev.outbox.retry;
 
 import java.time.Duration;
+import java.util.OptionalInt;
 import java.util.Random;
 import java.util.concurrent.ThreadLocalRandom;
 
 /**
  * Decides whether a failed record is retried and how long it waits first.
  *
- * <p>The number of retries is bounded by {@code outbox.retry.max-retries}, not by the policy: with {@code max-retries:
- * 3} a record is handled at most four times (the first attempt and three retries) before it becomes {@code FAILED}.
- * Implementations must be thread-safe.
+ * <p>The number of retries is bounded by {@code outbox.retry.max-retries} unless the policy sets its own
+ * {@link #maxRetries()}: with {@code max-retries: 3} a record is handled at most four times (the first attempt and
+ * three retries) before it becomes {@code FAILED}. Implementations must be thread-safe.
  */
 public interface OutboxRetryPolicy {
 
@@ -23,6 +24,16 @@ public interface OutboxRetryPolicy {
      * Must not be negative.
      */
     Duration nextDelay(int retryCount);
+
+    /** The most retries this policy allows; empty (the default) leaves it to {@code outbox.retry.max-retries}. */
+    default OptionalInt maxRetries() {
+        return OptionalInt.empty();
+    }
+
+    /** This policy, allowing at most {@code maxRetries} retries whatever {@code outbox.retry.max-retries} says. */
+    default OutboxRetryPolicy withMaxRetries(int maxRetries) {
+        return new BoundedRetryPolicy(this, maxRetries);
+    }
 
     /** The same delay before every retry. */
     static OutboxRetryPolicy fixed(Duration delay) {

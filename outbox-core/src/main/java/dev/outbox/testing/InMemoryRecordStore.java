@@ -13,6 +13,7 @@ import dev.outbox.spi.RecordStatistics;
 import dev.outbox.spi.RecordStore;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Comparator;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
@@ -114,7 +115,7 @@ public final class InMemoryRecordStore implements RecordStore, OutboxRecordRepos
 
     private List<OutboxRecord> failed(FailedRecordFilter filter) {
         return records.values().stream().filter(r -> r.getStatus() == OutboxRecordStatus.FAILED
-                && filter.matches(r.getEventType(), r.getAggregateId(), r.getCreatedAt()))
+                && filter.matches(r))
                 .sorted(bySequence()).toList();
     }
 
@@ -165,7 +166,8 @@ public final class InMemoryRecordStore implements RecordStore, OutboxRecordRepos
 
     @Override
     public synchronized List<OutboxRecord> findDue(DueRecordsQuery query) {
-        Set<String> heldBack = new HashSet<>();
+        // Order holds per lane: one aggregate's records for one handler.
+        Set<List<@Nullable String>> heldBack = new HashSet<>();
         List<OutboxRecord> due = new ArrayList<>();
         for (OutboxRecord record : all()) {
             if (!query.partitions().contains(record.getPartition())) {
@@ -174,13 +176,14 @@ public final class InMemoryRecordStore implements RecordStore, OutboxRecordRepos
             boolean isDue = record.getStatus() == OutboxRecordStatus.NEW
                     && !record.getNextRetryAt().isAfter(query.now());
             if (query.headOfAggregateOnly()) {
-                if (heldBack.contains(record.getAggregateId())) {
+                List<@Nullable String> lane = Arrays.asList(record.getAggregateId(), record.getHandlerId());
+                if (heldBack.contains(lane)) {
                     continue;
                 }
                 boolean holdsBack = record.getStatus() == OutboxRecordStatus.FAILED
                         || record.getStatus() == OutboxRecordStatus.NEW && !isDue;
                 if (holdsBack) {
-                    heldBack.add(record.getAggregateId());
+                    heldBack.add(lane);
                     continue;
                 }
             }

@@ -512,6 +512,38 @@ public abstract class RecordStoreContract {
     }
 
     @Test
+    public final void aWaitingRecordHoldsBackLaterRecordsOfItsHandlerOnlyNotOtherHandlersOfTheAggregate() {
+        OutboxRecord mail1 = saved(forHandler("A", "mail-1", "mailer"));
+        saved(forHandler("A", "ledger-1", "ledger"));
+        saved(forHandler("A", "mail-2", "mailer"));
+        saved(forHandler("A", "ledger-2", "ledger"));
+        save("A", "unaddressed");
+        makeWaiting(mail1);
+
+        assertThat(findDue(true)).containsExactly("ledger-1", "ledger-2", "unaddressed");
+
+        assertThat(recordStore().markFailed(stored(mail1), 3, "gave up")).isTrue();
+        assertThat(findDue(true)).containsExactly("ledger-1", "ledger-2", "unaddressed");
+        assertThat(payloads(administration().findFailed(FailedRecordFilter.any().withHandlerId("ledger"), 10)))
+                .isEmpty();
+        assertThat(administration().findFailed(FailedRecordFilter.any().withHandlerId("mailer"), 10))
+                .extracting(OutboxRecord::getHandlerId).containsExactly("mailer");
+        assertThat(administration().retryAllFailed(FailedRecordFilter.any().withHandlerId("ledger"),
+                clock.instant())).isZero();
+        assertThat(administration().retryAllFailed(FailedRecordFilter.any().withHandlerId("mailer"),
+                clock.instant())).isEqualTo(1);
+        assertThat(findDue(true)).containsExactly("mail-1", "ledger-1", "mail-2", "ledger-2", "unaddressed");
+        assertThat(recordStore().findDue(new DueRecordsQuery(OwnedPartitions.all(), clock.instant(), 10, true)))
+                .extracting(OutboxRecord::getHandlerId)
+                .containsExactly("mailer", "ledger", "mailer", "ledger", null);
+    }
+
+    private OutboxRecord forHandler(String aggregateId, String payload, String handlerId) {
+        return OutboxRecord.builder().aggregateId(aggregateId).eventType("ContractEvent").payload(payload)
+                .handlerId(handlerId).build(clock);
+    }
+
+    @Test
     public final void aDelayedRecordIsNotDueBeforeItsTimeAndHoldsBackItsAggregate() {
         saved(OutboxRecord.builder().aggregateId("A").eventType("ContractEvent").payload("a1-delayed")
                 .deliverAfter(Duration.ofMinutes(5)).build(clock));

@@ -141,6 +141,10 @@ public final class JdbcRecordStore implements RecordStore, RecordStatistics, Rec
             where.append(" AND r.aggregate_id = ?");
             parameters.add(filter.aggregateId());
         }
+        if (filter.handlerId() != null) {
+            where.append(" AND r.handler_id = ?");
+            parameters.add(filter.handlerId());
+        }
         if (filter.createdFrom() != null) {
             where.append(" AND r.created_at >= ?");
             parameters.add(dialect.timestampValue(filter.createdFrom()));
@@ -355,6 +359,7 @@ public final class JdbcRecordStore implements RecordStore, RecordStatistics, Rec
                 .nextRetryAt(dialect.readTimestamp(rs, "next_retry_at"))
                 .lastError(rs.getString("last_error"))
                 .traceContext(rs.getString("trace_context"))
+                .handlerId(rs.getString("handler_id"))
                 .build();
     }
 }

@@ -72,6 +72,10 @@ public class OutboxRecordEntity implements Persistable<String> {
     @Column(name = "trace_context", length = OutboxRecord.MAX_TRACE_CONTEXT_LENGTH, updatable = false)
     private @Nullable String traceContext;
 
+    /** Empty for the application's record processor: NOT NULL, so that per-handler order compares plainly. */
+    @Column(name = "handler_id", length = OutboxRecord.MAX_HANDLER_ID_LENGTH, nullable = false, updatable = false)
+    private String handlerId = "";
+
     protected OutboxRecordEntity() {
         // for JPA
     }
@@ -90,6 +94,8 @@ public class OutboxRecordEntity implements Persistable<String> {
         entity.nextRetryAt = record.getNextRetryAt();
         entity.lastError = record.getLastError();
         entity.traceContext = record.getTraceContext();
+        String handler = record.getHandlerId();
+        entity.handlerId = handler == null ? "" : handler;
         return entity;
     }
 
@@ -113,6 +119,6 @@ public class OutboxRecordEntity implements Persistable<String> {
         return OutboxRecord.restore().id(id).sequence(sequence).status(status).aggregateId(aggregateId)
                 .eventType(eventType).payload(payload).partition(partition).createdAt(createdAt)
                 .completedAt(completedAt).retryCount(retryCount).nextRetryAt(nextRetryAt).lastError(lastError)
-                .traceContext(traceContext).build();
+                .traceContext(traceContext).handlerId(handlerId).build();
     }
 }

@@ -38,9 +38,8 @@ import org.junit.jupiter.params.provider.EnumSource;
 /** The outbox changelog on every database kind tests run against, applied through {@link OutboxSchemaInitializer}. */
 class SchemaChangelogTest {
 
-    /** Changesets in the outbox changelog; grows with every new changeset. */
-    /** Changesets every database runs; PostgreSQL runs the partial indexes of 004 too. */
-    private static final int COMMON_CHANGESETS = 11;
+    /** Changesets every database runs (grows with every new changeset); PostgreSQL runs the partial indexes too. */
+    private static final int COMMON_CHANGESETS = 12;
     private static final int POSTGRES_ONLY_CHANGESETS = 2;
 
     /** An application changelog that includes the outbox master between two changesets of its own. */
@@ -73,6 +72,7 @@ class SchemaChangelogTest {
                 record.put("next_retry_at", "TIMESTAMP(6) WITH TIME ZONE NOT NULL");
                 record.put("last_error", "VARCHAR(2000) NULL");
                 record.put("trace_context", "VARCHAR(1000) NULL");
+                record.put("handler_id", "VARCHAR(255) NOT NULL");
                 assertThat(columns(connection, "outbox_record")).isEqualTo(record);
 
                 Map<String, String> instance = new LinkedHashMap<>();

@@ -16,26 +16,28 @@ import java.util.concurrent.ConcurrentHashMap;
  *
  * <ul>
  *   <li>{@code outbox.records.processed}, {@code outbox.records.retried}, {@code outbox.records.failed}: records
- *       completed, failures that scheduled a retry, records that became FAILED; tagged {@code event_type}</li>
+ *       completed, failures that scheduled a retry, records that became FAILED; tagged {@code event_type} and
+ *       {@code handler} (the typed handler's id, {@code none} for the record processor)</li>
  *   <li>{@code outbox.records.rejected}: outcomes the partition fence (or a concurrent change) refused</li>
  *   <li>{@code outbox.processing.time}: handler time, tagged {@code outcome=success|failure}, with a percentile
  *       histogram</li>
  *   <li>{@code outbox.records.lag}: from a record's creation to the storing of its completion</li>
  * </ul>
  *
- * <p>Event types are tag values, so their number is capped: past {@code maxEventTypes} distinct types, further ones
- * are counted under {@code event_type=other}.
+ * <p>Event types are tag values, so their number is capped: past {@code maxEventTypes} distinct event type and handler
+ * pairs, further ones are counted under {@code event_type=other, handler=other}.
  */
 public final class MicrometerOutboxListener implements OutboxListener {
 
     /** Default cap of distinct {@code event_type} tag values. */
     public static final int DEFAULT_MAX_EVENT_TYPES = 50;
     static final String OTHER_EVENT_TYPES = "other";
+    static final String NO_HANDLER = "none";
 
     private final MeterRegistry registry;
     private final Clock clock;
     private final int maxEventTypes;
-    private final Map<String, Outcomes> byEventType = new ConcurrentHashMap<>();
+    private final Map<TagValues, Outcomes> byEventType = new ConcurrentHashMap<>();
     private final Counter rejected;
     private final Timer successTime;
     private final Timer failureTime;
@@ -98,24 +100,32 @@ public final class MicrometerOutboxListener implements OutboxListener {
     }
 
     private Outcomes outcomes(OutboxRecord record) {
-        Outcomes known = byEventType.get(record.getEventType());
+        String handler = record.getHandlerId();
+        TagValues tags = new TagValues(record.getEventType(), handler == null ? NO_HANDLER : handler);
+        Outcomes known = byEventType.get(tags);
         if (known != null) {
             return known;
         }
         // Racing threads may each pass the size check: the cap can be passed by the number of workers, not more.
-        String tag = byEventType.size() < maxEventTypes ? record.getEventType() : OTHER_EVENT_TYPES;
-        return byEventType.computeIfAbsent(tag, this::register);
+        if (byEventType.size() >= maxEventTypes) {
+            tags = new TagValues(OTHER_EVENT_TYPES, OTHER_EVENT_TYPES);
+        }
+        return byEventType.computeIfAbsent(tags, this::register);
     }
 
-    private Outcomes register(String eventType) {
+    private Outcomes register(TagValues tags) {
         return new Outcomes(
-                counter("outbox.records.processed", "Outbox records completed", eventType),
-                counter("outbox.records.retried", "Handler failures that scheduled a retry", eventType),
-                counter("outbox.records.failed", "Outbox records that became FAILED", eventType));
+                counter("outbox.records.processed", "Outbox records completed", tags),
+                counter("outbox.records.retried", "Handler failures that scheduled a retry", tags),
+                counter("outbox.records.failed", "Outbox records that became FAILED", tags));
     }
 
-    private Counter counter(String name, String description, String eventType) {
-        return Counter.builder(name).description(description).tag("event_type", eventType).register(registry);
+    private Counter counter(String name, String description, TagValues tags) {
+        return Counter.builder(name).description(description).tag("event_type", tags.eventType())
+                .tag("handler", tags.handler()).register(registry);
+    }
+
+    private record TagValues(String eventType, String handler) {
     }
 
     private record Outcomes(Counter processed, Counter retried, Counter failed) {

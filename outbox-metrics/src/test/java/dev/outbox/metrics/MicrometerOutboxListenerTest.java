@@ -39,6 +39,21 @@ class MicrometerOutboxListenerTest {
     }
 
     @Test
+    void typedHandlersAreTaggedByIdAndTheRecordProcessorAsNone() {
+        OutboxRecord placed = record("OrderPlaced");
+        listener.onCompleted(placed, Duration.ZERO);
+        listener.onCompleted(placed.withHandlerId("mailer"), Duration.ZERO);
+        listener.onFailed(placed.withHandlerId("ledger"), new IllegalStateException("down"), Duration.ZERO);
+
+        assertThat(registry.get("outbox.records.processed").tags("event_type", "OrderPlaced", "handler", "none")
+                .counter().count()).isEqualTo(1.0);
+        assertThat(registry.get("outbox.records.processed").tags("event_type", "OrderPlaced", "handler", "mailer")
+                .counter().count()).isEqualTo(1.0);
+        assertThat(registry.get("outbox.records.failed").tags("event_type", "OrderPlaced", "handler", "ledger")
+                .counter().count()).isEqualTo(1.0);
+    }
+
+    @Test
     void theLagRunsFromCreationToTheStoredCompletion() {
         OutboxRecord placed = record("OrderPlaced");
         clock.advance(Duration.ofMillis(250));

@@ -3,8 +3,11 @@ package dev.outbox.boot;
 import dev.outbox.Outbox;
 import dev.outbox.OutboxRecordProcessor;
 import dev.outbox.OutboxRecordRepository;
+import dev.outbox.PayloadDeserializer;
 import dev.outbox.PayloadSerializer;
 import dev.outbox.admin.OutboxAdmin;
+import dev.outbox.handler.HandlerRegistration;
+import dev.outbox.handler.OutboxHandlers;
 import dev.outbox.jpa.JdbcInstanceStore;
 import dev.outbox.jpa.JdbcPartitionStore;
 import dev.outbox.jpa.JdbcRecordStore;
@@ -31,9 +34,11 @@ import dev.outbox.spi.RecordStore;
 import jakarta.persistence.EntityManagerFactory;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.List;
 import java.util.Set;
 import javax.sql.DataSource;
 import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.AutoConfigurationPackage;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
@@ -43,6 +48,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.boot.thread.Threading;
 import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Conditional;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.core.env.Environment;
 import org.springframework.core.task.VirtualThreadTaskExecutor;
@@ -89,11 +95,12 @@ public class OutboxAutoConfiguration {
     OutboxRecordRepository outboxRecordRepository(EntityManagerFactory entityManagerFactory,
             PlatformTransactionManager transactionManager, DataSource dataSource, DatabaseDialect dialect,
             OutboxProperties properties, ObjectProvider<OutboxSchemaInitialization> schema,
-            ObjectProvider<OutboxProcessor> processor, ObjectProvider<OutboxObservation> observation) {
+            ObjectProvider<OutboxProcessor> processor, ObjectProvider<OutboxObservation> observation,
+            OutboxHandlers handlers) {
         schema.ifAvailable(initialized -> { });
         boolean notify = properties.listenNotify() && dialect == DatabaseDialect.POSTGRESQL;
         JdbcTemplate jdbc = new JdbcTemplate(dataSource);
-        return JpaOutboxRecordRepository.create(entityManagerFactory, transactionManager,
+        return handlers.fanningOut(JpaOutboxRecordRepository.create(entityManagerFactory, transactionManager,
                 properties.maxPayloadBytes(), new JpaOutboxRecordRepository.CommitHooks() {
                     @Override
                     public void beforeCommit(Set<Integer> partitions) {
@@ -106,7 +113,7 @@ public class OutboxAutoConfiguration {
                     public void afterCommit(Set<Integer> partitions) {
                         processor.ifAvailable(engine -> engine.wakeUpFor(partitions));
                     }
-                }, observation.getIfAvailable(() -> OutboxObservation.NOOP));
+                }, observation.getIfAvailable(() -> OutboxObservation.NOOP)));
     }
 
     @Bean
@@ -177,6 +184,33 @@ public class OutboxAutoConfiguration {
         return mapper::writeValueAsString;
     }
 
+    /** Reads payloads into typed handlers' parameter types with the application's Jackson mapper. */
+    @Bean
+    @ConditionalOnMissingBean
+    PayloadDeserializer outboxPayloadDeserializer(ObjectProvider<JsonMapper> jsonMapper) {
+        JsonMapper mapper = jsonMapper.getIfAvailable(() -> JsonMapper.builder().build());
+        return (payload, type) -> mapper.readValue(payload, mapper.getTypeFactory().constructType(type));
+    }
+
+    /**
+     * Every handler of the application: {@link HandlerRegistration} beans, {@code @OutboxHandler} methods of beans,
+     * and the {@link OutboxRecordProcessor} beans for records addressed to no handler.
+     */
+    @Bean
+    @ConditionalOnMissingBean
+    OutboxHandlers outboxHandlers(ConfigurableListableBeanFactory beanFactory,
+            ObjectProvider<HandlerRegistration<?>> registrations, ObjectProvider<OutboxRecordProcessor> processors,
+            PayloadDeserializer deserializer, OutboxProperties properties) {
+        List<OutboxRecordProcessor> recordProcessors = processors.orderedStream().toList();
+        return OutboxHandlers.builder()
+                .handlers(registrations.orderedStream().toList())
+                .handlers(OutboxHandlerBeans.annotatedHandlers(beanFactory,
+                        OutboxHandlerBeans.defaultRetryPolicy(beanFactory, properties.retry()::toPolicy)))
+                .recordProcessor(recordProcessors.isEmpty() ? null : OutboxRecordProcessor.allOf(recordProcessors))
+                .deserializer(deserializer)
+                .build();
+    }
+
     @Bean
     @ConditionalOnMissingBean
     Outbox outbox(OutboxRecordRepository repository, PayloadSerializer serializer, Clock clock,
@@ -185,17 +219,18 @@ public class OutboxAutoConfiguration {
                 .maxPayloadBytes(properties.maxPayloadBytes()).build();
     }
 
-    @Bean
+    /** Not created when the application has its own; see {@link OutboxHandlerBeans#defaultRetryPolicy}. */
+    @Bean(OutboxHandlerBeans.DEFAULT_POLICY_NAME)
     @ConditionalOnMissingBean
     OutboxRetryPolicy outboxRetryPolicy(OutboxProperties properties) {
         return properties.retry().toPolicy();
     }
 
     @Bean(destroyMethod = "close")
-    @ConditionalOnBean(OutboxRecordProcessor.class)
+    @Conditional(OutboxHandlerBeans.OnHandlersCondition.class)
     @ConditionalOnMissingBean
-    OutboxProcessor outboxProcessor(RecordStore store, ObjectProvider<OutboxRecordProcessor> processors,
-            OutboxRetryPolicy retryPolicy, ObjectProvider<ClusterCoordinator> coordinator,
+    OutboxProcessor outboxProcessor(RecordStore store, OutboxHandlers handlers,
+            ConfigurableListableBeanFactory beanFactory, ObjectProvider<ClusterCoordinator> coordinator,
             ObjectProvider<OutboxListener> listeners, ObjectProvider<OutboxObservation> observation, Clock clock,
             OutboxProperties properties, Environment environment) {
         // Without background processing there is no cluster membership: explicit passes cover every partition.
@@ -208,8 +243,8 @@ public class OutboxAutoConfiguration {
         }
         return builder
                 .recordStore(store)
-                .handler(OutboxRecordProcessor.allOf(processors.orderedStream().toList()))
-                .retryPolicy(retryPolicy)
+                .handler(handlers.asRecordProcessor())
+                .retryPolicy(OutboxHandlerBeans.defaultRetryPolicy(beanFactory, properties.retry()::toPolicy))
                 .ownership(ownership)
                 .listener(OutboxListener.composite(listeners.orderedStream().toList()))
                 .observation(observation.getIfAvailable(() -> OutboxObservation.NOOP))
@@ -220,7 +255,7 @@ public class OutboxAutoConfiguration {
 
     /** Cluster membership and partition ownership, for instances that process records in the background. */
     @Configuration(proxyBeanMethods = false)
-    @ConditionalOnBean(OutboxRecordProcessor.class)
+    @Conditional(OutboxHandlerBeans.OnHandlersCondition.class)
     @ConditionalOnBooleanProperty(name = "outbox.processing.enabled", matchIfMissing = true)
     static class ClusterConfiguration {
 

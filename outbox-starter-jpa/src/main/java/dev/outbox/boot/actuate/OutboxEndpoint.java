@@ -61,16 +61,17 @@ public class OutboxEndpoint {
     }
 
     /**
-     * {@code POST /actuator/outbox} with {@code {"action": "retry-all"}} and optionally {@code eventType} and
-     * {@code aggregateId}: makes every matching FAILED record due again.
+     * {@code POST /actuator/outbox} with {@code {"action": "retry-all"}} and optionally {@code eventType},
+     * {@code aggregateId} and {@code handlerId}: makes every matching FAILED record due again.
      */
     @WriteOperation
-    public AdminResult actOnAll(String action, @Nullable String eventType, @Nullable String aggregateId) {
+    public AdminResult actOnAll(String action, @Nullable String eventType, @Nullable String aggregateId,
+            @Nullable String handlerId) {
         if (!"retry-all".equals(action)) {
             throw new IllegalArgumentException("action must be retry-all but was " + action);
         }
         return new AdminResult(action, admin.retryAll(FailedRecordFilter.any().withEventType(eventType)
-                .withAggregateId(aggregateId)));
+                .withAggregateId(aggregateId).withHandlerId(handlerId)));
     }
 
     /** What an operation did: how many records it changed. */
@@ -115,11 +116,11 @@ public class OutboxEndpoint {
     }
 
     /** A FAILED record as an operator needs to see it. */
-    public record FailedRecord(String id, String aggregateId, String eventType, Instant createdAt, int retryCount,
-            @Nullable String lastError) {
+    public record FailedRecord(String id, String aggregateId, String eventType, @Nullable String handlerId,
+            Instant createdAt, int retryCount, @Nullable String lastError) {
         static FailedRecord of(OutboxRecord record) {
             return new FailedRecord(record.getId(), record.getAggregateId(), record.getEventType(),
-                    record.getCreatedAt(), record.getRetryCount(), record.getLastError());
+                    record.getHandlerId(), record.getCreatedAt(), record.getRetryCount(), record.getLastError());
         }
     }
 

@@ -86,7 +86,7 @@ class OutboxActuatorTest {
                     assertThat(endpoint.outbox().failedRecords()).isEmpty();
                     assertThat(endpoint.act(failedId, "skip").records()).as("no longer FAILED").isZero();
                     assertThat(endpoint.act(failedId, "delete").records()).isEqualTo(1);
-                    assertThat(endpoint.actOnAll("retry-all", null, null).records()).isZero();
+                    assertThat(endpoint.actOnAll("retry-all", null, null, null).records()).isZero();
                     assertThatThrownBy(() -> endpoint.act(failedId, "purge"))
                             .hasMessage("action must be retry, skip or delete but was purge");
 

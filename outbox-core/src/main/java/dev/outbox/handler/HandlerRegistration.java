@@ -1,0 +1,161 @@
+package dev.outbox.handler;
+
+import dev.outbox.retry.OutboxRetryPolicy;
+import java.lang.reflect.Type;
+import java.util.Objects;
+import java.util.regex.Pattern;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * One typed handler: its stable id, the event type it subscribes to, the type its payload is read into, and optionally
+ * a retry policy and a fallback of its own. Immutable; build with {@link #builder(String, Class)}.
+ *
+ * <pre>{@code
+ * HandlerRegistration.builder("order-mailer", OrderPlaced.class)
+ *         .retryPolicy(OutboxRetryPolicy.fixed(Duration.ofSeconds(30)).withMaxRetries(10))
+ *         .handler((event, metadata) -> mailer.confirm(event.orderId()))
+ *         .build();
+ * }</pre>
+ *
+ * @param <T> the payload type
+ */
+public final class HandlerRegistration<T> {
+
+    private static final Pattern ID = Pattern.compile("[A-Za-z0-9._:-]+");
+
+    private final String id;
+    private final String eventType;
+    private final Type payloadType;
+    private final OutboxEventHandler<T> handler;
+    private final @Nullable OutboxRetryPolicy retryPolicy;
+    private final @Nullable OutboxFallbackHandler fallback;
+
+    private HandlerRegistration(Builder<T> b, OutboxEventHandler<T> handler) {
+        this.id = b.id;
+        this.eventType = b.eventType;
+        this.payloadType = b.payloadType;
+        this.handler = handler;
+        this.retryPolicy = b.retryPolicy;
+        this.fallback = b.fallback;
+    }
+
+    /**
+     * Starts a handler of the payload type {@code type}, subscribed by default to the event type named like the
+     * type's simple name (as {@link dev.outbox.Outbox} names events).
+     *
+     * @param id the handler's stable name, stored with each of its records: renaming it orphans them. Letters,
+     *     digits, '.', '_', ':' and '-', at most 255 characters
+     */
+    public static <T> Builder<T> builder(String id, Class<T> type) {
+        Objects.requireNonNull(type, "type must not be null");
+        return new Builder<>(id, type, type.getSimpleName());
+    }
+
+    /** A handler of {@code type} with the default event type, retry policy and no fallback. */
+    public static <T> HandlerRegistration<T> of(String id, Class<T> type, OutboxEventHandler<T> handler) {
+        return builder(id, type).handler(handler).build();
+    }
+
+    /** For handlers found by reflection, whose parameter type may be generic. */
+    static Builder<Object> builder(String id, Type type, String defaultEventType) {
+        return new Builder<>(id, type, defaultEventType);
+    }
+
+    public String getId() {
+        return id;
+    }
+
+    public String getEventType() {
+        return eventType;
+    }
+
+    public Type getPayloadType() {
+        return payloadType;
+    }
+
+    public OutboxEventHandler<T> getHandler() {
+        return handler;
+    }
+
+    /** Null: the policy the processing engine was configured with ({@code outbox.retry.*}). */
+    public @Nullable OutboxRetryPolicy getRetryPolicy() {
+        return retryPolicy;
+    }
+
+    public @Nullable OutboxFallbackHandler getFallback() {
+        return fallback;
+    }
+
+    @Override
+    public String toString() {
+        return "HandlerRegistration[id=" + id + ", eventType=" + eventType + ", payloadType=" + payloadType.getTypeName()
+                + (retryPolicy == null ? "" : ", retryPolicy=" + retryPolicy)
+                + (fallback == null ? "" : ", with fallback") + "]";
+    }
+
+    static String checkId(@Nullable String id) {
+        if (id == null || id.isEmpty()) {
+            throw new IllegalArgumentException("handler id must not be empty");
+        }
+        if (id.length() > dev.outbox.OutboxRecord.MAX_HANDLER_ID_LENGTH) {
+            throw new IllegalArgumentException("handler id is " + id.length() + " characters long; the limit is "
+                    + dev.outbox.OutboxRecord.MAX_HANDLER_ID_LENGTH + " characters");
+        }
+        if (!ID.matcher(id).matches()) {
+            throw new IllegalArgumentException("handler id '" + id
+                    + "' may contain only letters, digits, '.', '_', ':' and '-'");
+        }
+        return id;
+    }
+
+    /** Not thread-safe. */
+    public static final class Builder<T> {
+
+        private final String id;
+        private final Type payloadType;
+        private String eventType;
+        private @Nullable OutboxEventHandler<T> handler;
+        private @Nullable OutboxRetryPolicy retryPolicy;
+        private @Nullable OutboxFallbackHandler fallback;
+
+        private Builder(String id, Type payloadType, String eventType) {
+            this.id = checkId(id);
+            this.payloadType = Objects.requireNonNull(payloadType, "payloadType must not be null");
+            this.eventType = eventType;
+        }
+
+        /** The event type this handler subscribes to, when it differs from the payload type's simple name. */
+        public Builder<T> eventType(String eventType) {
+            Objects.requireNonNull(eventType, "eventType must not be null");
+            if (eventType.isBlank()) {
+                throw new IllegalArgumentException("eventType of handler '" + id + "' must not be blank");
+            }
+            this.eventType = eventType;
+            return this;
+        }
+
+        /** A retry policy for this handler's records only; it may bound the retries with its own maximum. */
+        public Builder<T> retryPolicy(@Nullable OutboxRetryPolicy retryPolicy) {
+            this.retryPolicy = retryPolicy;
+            return this;
+        }
+
+        /** Called when a record of this handler has failed for good; see {@link OutboxFallbackHandler}. */
+        public Builder<T> fallback(@Nullable OutboxFallbackHandler fallback) {
+            this.fallback = fallback;
+            return this;
+        }
+
+        public Builder<T> handler(OutboxEventHandler<T> handler) {
+            this.handler = Objects.requireNonNull(handler, "handler must not be null");
+            return this;
+        }
+
+        public HandlerRegistration<T> build() {
+            if (handler == null) {
+                throw new IllegalStateException("handler '" + id + "': handler(...) is required");
+            }
+            return new HandlerRegistration<>(this, handler);
+        }
+    }
+}

@@ -1,0 +1,234 @@
+package dev.outbox.handler;
+
+import dev.outbox.NonRetryableRecordException;
+import dev.outbox.OutboxRecord;
+import dev.outbox.OutboxRecordProcessor;
+import dev.outbox.OutboxRecordRepository;
+import dev.outbox.PayloadDeserializer;
+import dev.outbox.retry.OutboxRetryPolicy;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+import java.util.TreeSet;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The typed handlers of an application. {@link #asRecordProcessor()} is the one {@link OutboxRecordProcessor} that the
+ * processing engine calls: a record addressed to a handler is read into the handler's payload type and handed to it; a
+ * record without a handler id goes to the application's own record processor, if it has one.
+ *
+ * <p>Records reach handlers through {@link #fanningOut(OutboxRecordRepository)}: saving an event whose type has
+ * subscribers stores one record per subscriber, so that each has its own status, attempts and retry schedule, and one
+ * handler's failure neither re-runs nor blocks another. Subscribers are fixed when a record is written: a handler
+ * added later receives the events written after it was deployed.
+ *
+ * <p>Records that can never succeed fail at once, without retries, with an error that says why: a handler id that no
+ * handler of this application has (a renamed or removed handler), or a payload that cannot be read.
+ */
+public final class OutboxHandlers {
+
+    private final Map<String, HandlerRegistration<?>> byId;
+    private final Map<String, List<String>> idsByEventType;
+    private final @Nullable OutboxRecordProcessor recordProcessor;
+    private final @Nullable PayloadDeserializer deserializer;
+
+    private final OutboxRecordProcessor dispatcher = new OutboxRecordProcessor() {
+        @Override
+        public void process(OutboxRecord record) throws Exception {
+            dispatch(record);
+        }
+
+        @Override
+        public @Nullable OutboxRetryPolicy retryPolicyFor(OutboxRecord record) {
+            return retryPolicyOf(record);
+        }
+
+        @Override
+        public boolean fallback(OutboxRecord record, Throwable failure) throws Exception {
+            return recover(record, failure);
+        }
+
+        @Override
+        public String toString() {
+            return OutboxHandlers.this.toString();
+        }
+    };
+
+    private OutboxHandlers(Builder builder) {
+        this.byId = Map.copyOf(builder.byId);
+        Map<String, List<String>> subscribers = new LinkedHashMap<>();
+        builder.byId.values().forEach(handler -> subscribers
+                .computeIfAbsent(handler.getEventType(), type -> new ArrayList<>()).add(handler.getId()));
+        subscribers.replaceAll((type, ids) -> List.copyOf(ids));
+        this.idsByEventType = Map.copyOf(subscribers);
+        this.recordProcessor = builder.recordProcessor;
+        this.deserializer = builder.deserializer;
+    }
+
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /** The ids of the handlers subscribed to {@code eventType}, in registration order; empty when there is none. */
+    public List<String> handlerIdsFor(String eventType) {
+        return idsByEventType.getOrDefault(eventType, List.of());
+    }
+
+    public Set<String> handlerIds() {
+        return byId.keySet();
+    }
+
+    /**
+     * A repository that stores one record per subscribed handler when a record without a handler id is saved, and
+     * saves every other record as given. {@code save} returns the record of the first subscriber, under the id of the
+     * record given; the others get ids of their own.
+     */
+    public OutboxRecordRepository fanningOut(OutboxRecordRepository repository) {
+        return new FanOutRecordRepository(repository, this::handlerIdsFor);
+    }
+
+    /**
+     * What the processing engine calls for every record; it also gives each handler's retry policy and fallback. Not
+     * a bean of its own type in Spring, so it never counts as one of the application's record processors.
+     */
+    public OutboxRecordProcessor asRecordProcessor() {
+        return dispatcher;
+    }
+
+    private void dispatch(OutboxRecord record) throws Exception {
+        String handlerId = record.getHandlerId();
+        if (handlerId == null) {
+            if (recordProcessor == null) {
+                throw new NonRetryableRecordException("no handler for record " + record.getId() + " of event type '"
+                        + record.getEventType() + "': it is addressed to no handler and the application has no "
+                        + "OutboxRecordProcessor" + subscribersHint(record.getEventType()));
+            }
+            recordProcessor.process(record);
+            return;
+        }
+        HandlerRegistration<?> handler = handlerOf(record, handlerId);
+        invoke(handler, record);
+    }
+
+    private String subscribersHint(String eventType) {
+        List<String> ids = handlerIdsFor(eventType);
+        return ids.isEmpty() ? "" : " (handlers " + ids + " subscribe to the type now; records are addressed to "
+                + "handlers when they are written)";
+    }
+
+    private HandlerRegistration<?> handlerOf(OutboxRecord record, String handlerId) {
+        HandlerRegistration<?> handler = byId.get(handlerId);
+        if (handler == null) {
+            throw new NonRetryableRecordException("record " + record.getId() + " is addressed to handler '"
+                    + handlerId + "', which this application does not have (its handlers: "
+                    + new TreeSet<>(byId.keySet()) + "). Was the handler renamed or removed? Its id is "
+                    + "stored with its records; deploy it again, or skip or delete the records with OutboxAdmin");
+        }
+        if (!handler.getEventType().equals(record.getEventType())) {
+            throw new NonRetryableRecordException("record " + record.getId() + " of event type '"
+                    + record.getEventType() + "' is addressed to handler '" + handlerId + "', which handles '"
+                    + handler.getEventType() + "' now");
+        }
+        return handler;
+    }
+
+    private <T> void invoke(HandlerRegistration<T> handler, OutboxRecord record) throws Exception {
+        handler.getHandler().handle(read(handler, record), RecordMetadata.of(record));
+    }
+
+    @SuppressWarnings("unchecked")
+    private <T> T read(HandlerRegistration<T> handler, OutboxRecord record) {
+        PayloadDeserializer reader = Objects.requireNonNull(deserializer, "deserializer");
+        Object event;
+        try {
+            event = reader.deserialize(record.getPayload(), handler.getPayloadType());
+        } catch (Exception e) {
+            throw new NonRetryableRecordException("payload of record " + record.getId() + " (event type '"
+                    + record.getEventType() + "') cannot be read as " + handler.getPayloadType().getTypeName()
+                    + " for handler '" + handler.getId() + "': " + e.getMessage(), e);
+        }
+        if (event == null) {
+            throw new NonRetryableRecordException("payload of record " + record.getId() + " (event type '"
+                    + record.getEventType() + "') reads as null; handler '" + handler.getId() + "' needs a "
+                    + handler.getPayloadType().getTypeName());
+        }
+        return (T) event;
+    }
+
+    private @Nullable OutboxRetryPolicy retryPolicyOf(OutboxRecord record) {
+        String handlerId = record.getHandlerId();
+        if (handlerId == null) {
+            return recordProcessor == null ? null : recordProcessor.retryPolicyFor(record);
+        }
+        HandlerRegistration<?> handler = byId.get(handlerId);
+        return handler == null ? null : handler.getRetryPolicy();
+    }
+
+    private boolean recover(OutboxRecord record, Throwable failure) throws Exception {
+        String handlerId = record.getHandlerId();
+        if (handlerId == null) {
+            return recordProcessor != null && recordProcessor.fallback(record, failure);
+        }
+        HandlerRegistration<?> handler = byId.get(handlerId);
+        if (handler == null || handler.getFallback() == null) {
+            return false;
+        }
+        handler.getFallback().recover(record, failure);
+        return true;
+    }
+
+    @Override
+    public String toString() {
+        return "OutboxHandlers" + idsByEventType + (recordProcessor == null ? "" : " and a record processor");
+    }
+
+    /** Not thread-safe. */
+    public static final class Builder {
+
+        private final Map<String, HandlerRegistration<?>> byId = new LinkedHashMap<>();
+        private @Nullable OutboxRecordProcessor recordProcessor;
+        private @Nullable PayloadDeserializer deserializer;
+
+        private Builder() {
+        }
+
+        /** Adds a handler; its id must be unique. */
+        public Builder handler(HandlerRegistration<?> handler) {
+            Objects.requireNonNull(handler, "handler must not be null");
+            HandlerRegistration<?> previous = byId.putIfAbsent(handler.getId(), handler);
+            if (previous != null) {
+                throw new IllegalArgumentException("handler id '" + handler.getId() + "' is registered twice: "
+                        + previous + " and " + handler);
+            }
+            return this;
+        }
+
+        public Builder handlers(Iterable<? extends HandlerRegistration<?>> handlers) {
+            handlers.forEach(this::handler);
+            return this;
+        }
+
+        /** Processes the records addressed to no handler: those of event types without subscribers. */
+        public Builder recordProcessor(@Nullable OutboxRecordProcessor recordProcessor) {
+            this.recordProcessor = recordProcessor;
+            return this;
+        }
+
+        /** Reads payloads into the handlers' types; required when there are handlers. */
+        public Builder deserializer(PayloadDeserializer deserializer) {
+            this.deserializer = Objects.requireNonNull(deserializer, "deserializer");
+            return this;
+        }
+
+        public OutboxHandlers build() {
+            if (!byId.isEmpty() && deserializer == null) {
+                throw new IllegalStateException("OutboxHandlers.builder(): deserializer is required with handlers "
+                        + byId.keySet());
+            }
+            return new OutboxHandlers(this);
+        }
+    }
+}

@@ -1,0 +1,318 @@
+package dev.outbox.handler;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.outbox.Outbox;
+import dev.outbox.OutboxRecord;
+import dev.outbox.OutboxRecordRepository;
+import dev.outbox.OutboxRecordStatus;
+import dev.outbox.PayloadDeserializer;
+import dev.outbox.processing.OutboxProcessor;
+import dev.outbox.processing.ProcessingOptions;
+import dev.outbox.retry.OutboxRetryPolicy;
+import dev.outbox.testing.InMemoryRecordStore;
+import dev.outbox.testing.MutableClock;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/** Typed handlers on the in-memory store: fan-out, independent state per handler, retry policies and fallbacks. */
+class OutboxHandlersTest {
+
+    /** The test's event; its payload is written as {@code {orderId}}. */
+    record OrderPlaced(String orderId) {
+    }
+
+    static final PayloadDeserializer READER = (payload, type) -> {
+        if (type != OrderPlaced.class) {
+            throw new IllegalArgumentException("unexpected type " + type);
+        }
+        if (!payload.startsWith("{") || !payload.endsWith("}")) {
+            throw new IllegalArgumentException("not an object: " + payload);
+        }
+        return new OrderPlaced(payload.substring(1, payload.length() - 1));
+    };
+
+    private final MutableClock clock = MutableClock.startingNow();
+    private final InMemoryRecordStore store = new InMemoryRecordStore();
+    private final List<String> calls = new CopyOnWriteArrayList<>();
+    private OutboxProcessor processor;
+
+    @AfterEach
+    void close() {
+        if (processor != null) {
+            processor.close();
+        }
+    }
+
+    @Test
+    void savingAnEventStoresOneRecordPerSubscribedHandlerEachWithItsOwnId() {
+        OutboxHandlers handlers = OutboxHandlers.builder().deserializer(READER)
+                .handler(recording("mailer")).handler(recording("ledger")).build();
+        OutboxRecordRepository repository = handlers.fanningOut(store);
+
+        OutboxRecord given = record("A", "{1}");
+        OutboxRecord saved = repository.save(given);
+        repository.save(OutboxRecord.builder().aggregateId("A").eventType("Unsubscribed").payload("x").build(clock));
+        repository.save(OutboxRecord.builder().aggregateId("A").eventType("OrderPlaced").payload("{2}")
+                .handlerId("ledger").build(clock));
+
+        assertThat(saved.getId()).isEqualTo(given.getId());
+        assertThat(saved.getHandlerId()).isEqualTo("mailer");
+        List<OutboxRecord> rows = store.all();
+        assertThat(rows).extracting(OutboxRecord::getHandlerId)
+                .containsExactly("mailer", "ledger", null, "ledger");
+        assertThat(rows).extracting(OutboxRecord::getId).doesNotHaveDuplicates();
+        assertThat(rows.get(1).getPayload()).isEqualTo("{1}");
+        assertThat(rows.get(1).getCreatedAt()).isEqualTo(given.getCreatedAt());
+        assertThat(handlers.handlerIdsFor("OrderPlaced")).containsExactly("mailer", "ledger");
+    }
+
+    @Test
+    void aFailingHandlerNeitherBlocksNorReRunsAnotherHandlerOfTheSameEvents() {
+        AtomicInteger ledgerFailures = new AtomicInteger();
+        OutboxHandlers handlers = OutboxHandlers.builder().deserializer(READER)
+                .handler(recording("mailer"))
+                .handler(HandlerRegistration.builder("ledger", OrderPlaced.class).handler((event, metadata) -> {
+                    calls.add("ledger:" + event.orderId() + "#" + metadata.getAttempt());
+                    if (event.orderId().equals("1") && ledgerFailures.incrementAndGet() <= 2) {
+                        throw new IllegalStateException("ledger down");
+                    }
+                }).build())
+                .build();
+        Outbox outbox = outbox(handlers);
+        outbox.schedule(new OrderPlaced("1"), "A");
+        outbox.schedule(new OrderPlaced("2"), "A");
+        outbox.schedule(new OrderPlaced("3"), "A");
+        processor = processor(handlers, ProcessingOptions.defaults().withMaxRetries(3));
+
+        processor.processDueRecords();
+        assertThat(calls).as("mailer goes on while ledger's first record waits for its retry")
+                .filteredOn(call -> call.startsWith("mailer")).containsExactly("mailer:1#1", "mailer:2#1", "mailer:3#1");
+        assertThat(calls).filteredOn(call -> call.startsWith("ledger")).containsExactly("ledger:1#1");
+
+        for (int retry = 0; retry < 3; retry++) {
+            clock.advance(Duration.ofMinutes(5));
+            processor.processDueRecords();
+        }
+
+        assertThat(calls).as("ledger retried its own record only, then went on in order")
+                .filteredOn(call -> call.startsWith("ledger"))
+                .containsExactly("ledger:1#1", "ledger:1#2", "ledger:1#3", "ledger:2#1", "ledger:3#1");
+        assertThat(calls).as("mailer was not re-run by ledger's retries").filteredOn(call -> call.startsWith("mailer"))
+                .hasSize(3);
+        assertThat(store.all()).extracting(OutboxRecord::getStatus).containsOnly(OutboxRecordStatus.COMPLETED)
+                .hasSize(6);
+    }
+
+    @Test
+    void aHandlerRetryPolicyBoundsItsOwnRecordsOnly() {
+        OutboxHandlers handlers = OutboxHandlers.builder().deserializer(READER)
+                .handler(HandlerRegistration.builder("impatient", OrderPlaced.class)
+                        .retryPolicy(OutboxRetryPolicy.fixed(Duration.ofSeconds(10)).withMaxRetries(1))
+                        .handler((event, metadata) -> failing("impatient", event)).build())
+                .handler(HandlerRegistration.builder("patient", OrderPlaced.class)
+                        .handler((event, metadata) -> failing("patient", event)).build())
+                .build();
+        outbox(handlers).schedule(new OrderPlaced("1"), "A");
+        processor = processor(handlers, ProcessingOptions.defaults().withMaxRetries(3));
+
+        processor.processDueRecords();
+        OutboxRecord impatient = only("impatient");
+        assertThat(impatient.getNextRetryAt()).as("the handler's own delay").isEqualTo(clock.instant().plusSeconds(10));
+        for (int round = 0; round < 10; round++) {
+            clock.advance(Duration.ofMinutes(10));
+            processor.processDueRecords();
+        }
+
+        assertThat(only("impatient").getStatus()).isEqualTo(OutboxRecordStatus.FAILED);
+        assertThat(only("patient").getStatus()).isEqualTo(OutboxRecordStatus.FAILED);
+        assertThat(calls).filteredOn("impatient:1"::equals).as("1 attempt + 1 retry").hasSize(2);
+        assertThat(calls).filteredOn("patient:1"::equals).as("1 attempt + max-retries 3").hasSize(4);
+    }
+
+    @Test
+    void aFallbackTakesARecordThatFailedForGoodAndItsAggregateGoesOn() {
+        List<String> recovered = new CopyOnWriteArrayList<>();
+        OutboxHandlers handlers = OutboxHandlers.builder().deserializer(READER)
+                .handler(HandlerRegistration.builder("mailer", OrderPlaced.class)
+                        .retryPolicy(OutboxRetryPolicy.fixed(Duration.ZERO).withMaxRetries(2))
+                        .fallback((record, failure) -> recovered.add(record.getPayload() + " after "
+                                + (record.getRetryCount() + 1) + ": " + failure.getMessage()))
+                        .handler((event, metadata) -> {
+                            calls.add(event.orderId());
+                            if (event.orderId().equals("1")) {
+                                throw new IllegalStateException("smtp refused");
+                            }
+                        }).build())
+                .build();
+        Outbox outbox = outbox(handlers);
+        OutboxRecord first = outbox.schedule(new OrderPlaced("1"), "A");
+        outbox.schedule(new OrderPlaced("2"), "A");
+        processor = processor(handlers, ProcessingOptions.defaults());
+
+        for (int round = 0; round < 4; round++) {
+            processor.processDueRecords();
+        }
+
+        assertThat(recovered).containsExactly("{1} after 3: smtp refused");
+        assertThat(store.findById(first.getId()).orElseThrow().getStatus()).isEqualTo(OutboxRecordStatus.COMPLETED);
+        assertThat(calls).containsExactly("1", "1", "1", "2");
+    }
+
+    @Test
+    void aFallbackThatFailsLeavesTheRecordFailedWithBothErrors() {
+        OutboxHandlers handlers = OutboxHandlers.builder().deserializer(READER)
+                .handler(HandlerRegistration.builder("mailer", OrderPlaced.class)
+                        .retryPolicy(OutboxRetryPolicy.fixed(Duration.ZERO).withMaxRetries(0))
+                        .fallback((record, failure) -> {
+                            throw new IllegalStateException("dead-letter table is gone");
+                        })
+                        .handler((event, metadata) -> {
+                            throw new IllegalStateException("smtp refused");
+                        }).build())
+                .build();
+        OutboxRecord record = outbox(handlers).schedule(new OrderPlaced("1"), "A");
+        processor = processor(handlers, ProcessingOptions.defaults());
+
+        processor.processDueRecords();
+
+        OutboxRecord stored = store.findById(record.getId()).orElseThrow();
+        assertThat(stored.getStatus()).isEqualTo(OutboxRecordStatus.FAILED);
+        assertThat(stored.getLastError()).contains("smtp refused").contains("the fallback failed too")
+                .contains("dead-letter table is gone");
+    }
+
+    @Test
+    void aPayloadThatCannotBeReadFailsOnceWithAClearError() {
+        OutboxHandlers handlers = OutboxHandlers.builder().deserializer(READER).handler(recording("mailer")).build();
+        OutboxRecord record = handlers.fanningOut(store).save(record("A", "not json"));
+        processor = processor(handlers, ProcessingOptions.defaults().withMaxRetries(5));
+
+        processor.processDueRecords();
+        clock.advance(Duration.ofHours(1));
+        processor.processDueRecords();
+
+        OutboxRecord stored = store.findById(record.getId()).orElseThrow();
+        assertThat(stored.getStatus()).isEqualTo(OutboxRecordStatus.FAILED);
+        assertThat(stored.getRetryCount()).as("no retries").isZero();
+        assertThat(stored.getLastError()).contains("cannot be read as " + OrderPlaced.class.getName())
+                .contains("handler 'mailer'").contains("not an object: not json");
+        assertThat(calls).isEmpty();
+    }
+
+    @Test
+    void aRecordOfAHandlerThatNoLongerExistsFailsOnceNamingIt() {
+        OutboxHandlers handlers = OutboxHandlers.builder().deserializer(READER).handler(recording("mailer")).build();
+        OutboxRecord orphan = store.save(OutboxRecord.builder().aggregateId("A").eventType("OrderPlaced")
+                .payload("{1}").handlerId("order-mailer-v1").build(clock));
+        processor = processor(handlers, ProcessingOptions.defaults().withMaxRetries(5));
+
+        processor.processDueRecords();
+        clock.advance(Duration.ofHours(1));
+        processor.processDueRecords();
+
+        OutboxRecord stored = store.findById(orphan.getId()).orElseThrow();
+        assertThat(stored.getStatus()).isEqualTo(OutboxRecordStatus.FAILED);
+        assertThat(stored.getRetryCount()).isZero();
+        assertThat(stored.getLastError()).contains("handler 'order-mailer-v1'").contains("[mailer]")
+                .contains("renamed or removed");
+    }
+
+    @Test
+    void recordsAddressedToNoHandlerGoToTheRecordProcessorOrFailClearlyWithoutOne() {
+        OutboxHandlers withProcessor = OutboxHandlers.builder().deserializer(READER).handler(recording("mailer"))
+                .recordProcessor(record -> calls.add("processor:" + record.getEventType())).build();
+        OutboxRecord legacy = store.save(OutboxRecord.builder().aggregateId("A").eventType("Legacy").payload("x")
+                .build(clock));
+        processor = processor(withProcessor, ProcessingOptions.defaults());
+        processor.processDueRecords();
+        assertThat(calls).containsExactly("processor:Legacy");
+        assertThat(store.findById(legacy.getId()).orElseThrow().getStatus()).isEqualTo(OutboxRecordStatus.COMPLETED);
+        processor.close();
+
+        OutboxHandlers handlersOnly = OutboxHandlers.builder().deserializer(READER).handler(recording("mailer"))
+                .build();
+        OutboxRecord unaddressed = store.save(record("B", "{1}"));
+        processor = processor(handlersOnly, ProcessingOptions.defaults().withMaxRetries(5));
+        processor.processDueRecords();
+
+        OutboxRecord stored = store.findById(unaddressed.getId()).orElseThrow();
+        assertThat(stored.getStatus()).isEqualTo(OutboxRecordStatus.FAILED);
+        assertThat(stored.getLastError()).contains("addressed to no handler")
+                .contains("handlers [mailer] subscribe to the type now");
+    }
+
+    @Test
+    void theHandlerReceivesTheRecordsMetadata() {
+        List<RecordMetadata> seen = new CopyOnWriteArrayList<>();
+        OutboxHandlers handlers = OutboxHandlers.builder().deserializer(READER)
+                .handler(HandlerRegistration.of("mailer", OrderPlaced.class, (event, metadata) -> seen.add(metadata)))
+                .build();
+        OutboxRecord record = outbox(handlers).schedule(new OrderPlaced("1"), "A");
+        processor = processor(handlers, ProcessingOptions.defaults());
+
+        processor.processDueRecords();
+
+        RecordMetadata metadata = seen.get(0);
+        assertThat(metadata.getId()).isEqualTo(record.getId());
+        assertThat(metadata.getAggregateId()).isEqualTo("A");
+        assertThat(metadata.getEventType()).isEqualTo("OrderPlaced");
+        assertThat(metadata.getHandlerId()).isEqualTo("mailer");
+        assertThat(metadata.getAttempt()).isEqualTo(1);
+        assertThat(metadata.getPartition()).isEqualTo(record.getPartition());
+        assertThat(metadata.getSequence()).isNotNull();
+        assertThat(metadata.getCreatedAt()).isEqualTo(record.getCreatedAt());
+        assertThat(metadata.getEpoch()).isZero();
+    }
+
+    @Test
+    void registrationMistakesAreRefusedNamingTheProblem() {
+        assertThatThrownBy(() -> OutboxHandlers.builder().deserializer(READER).handler(recording("mailer"))
+                .handler(recording("mailer"))).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageStartingWith("handler id 'mailer' is registered twice");
+        assertThatThrownBy(() -> OutboxHandlers.builder().handler(recording("mailer")).build())
+                .isInstanceOf(IllegalStateException.class).hasMessageContaining("deserializer is required");
+        assertThatThrownBy(() -> HandlerRegistration.builder("order mailer", OrderPlaced.class))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("handler id 'order mailer' may contain only letters, digits, '.', '_', ':' and '-'");
+        assertThatThrownBy(() -> HandlerRegistration.builder("x".repeat(256), OrderPlaced.class))
+                .hasMessage("handler id is 256 characters long; the limit is 255 characters");
+        assertThatThrownBy(() -> HandlerRegistration.builder("mailer", OrderPlaced.class).build())
+                .hasMessage("handler 'mailer': handler(...) is required");
+        assertThatThrownBy(() -> OutboxRetryPolicy.fixed(Duration.ZERO).withMaxRetries(-1))
+                .hasMessage("maxRetries must be >= 0 but was -1");
+    }
+
+    private void failing(String handler, OrderPlaced event) {
+        calls.add(handler + ":" + event.orderId());
+        throw new IllegalStateException(handler + " fails");
+    }
+
+    private OutboxRecord only(String handlerId) {
+        return store.all().stream().filter(r -> handlerId.equals(r.getHandlerId())).findFirst().orElseThrow();
+    }
+
+    private HandlerRegistration<OrderPlaced> recording(String id) {
+        return HandlerRegistration.of(id, OrderPlaced.class,
+                (event, metadata) -> calls.add(id + ":" + event.orderId() + "#" + metadata.getAttempt()));
+    }
+
+    private Outbox outbox(OutboxHandlers handlers) {
+        return Outbox.builder().repository(handlers.fanningOut(store)).clock(clock)
+                .serializer(event -> "{" + ((OrderPlaced) event).orderId() + "}").build();
+    }
+
+    private OutboxRecord record(String aggregateId, String payload) {
+        return OutboxRecord.builder().aggregateId(aggregateId).eventType("OrderPlaced").payload(payload).build(clock);
+    }
+
+    private OutboxProcessor processor(OutboxHandlers handlers, ProcessingOptions options) {
+        return OutboxProcessor.builder().recordStore(store).handler(handlers.asRecordProcessor()).clock(clock)
+                .retryPolicy(OutboxRetryPolicy.fixed(Duration.ofMinutes(1))).options(options).build();
+    }
+}
