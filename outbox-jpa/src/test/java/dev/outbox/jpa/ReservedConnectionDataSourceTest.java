@@ -43,7 +43,11 @@ class ReservedConnectionDataSourceTest {
 
     /** The database session behind a connection: identical ids mean one physical connection. */
     private static long sessionId(Connection connection, TestDatabase.Kind kind) {
-        String sql = kind == TestDatabase.Kind.POSTGRES ? "SELECT pg_backend_pid()" : "SELECT SESSION_ID()";
+        String sql = switch (kind) {
+            case POSTGRES -> "SELECT pg_backend_pid()";
+            case MARIADB -> "SELECT CONNECTION_ID()";
+            case H2 -> "SELECT SESSION_ID()";
+        };
         try (Statement statement = connection.createStatement(); ResultSet rs = statement.executeQuery(sql)) {
             assertThat(rs.next()).isTrue();
             return rs.getLong(1);
@@ -149,9 +153,14 @@ class ReservedConnectionDataSourceTest {
                 ReservedConnectionDataSource reserved = new ReservedConnectionDataSource(pool)) {
             Connection first = reserved.getConnection();
             long session = sessionId(first, kind);
-            String end = kind == TestDatabase.Kind.POSTGRES ? "SELECT pg_terminate_backend(?)"
-                    : "SELECT ABORT_SESSION(?)";
-            assertThat(new JdbcTemplate(pool).queryForObject(end, Boolean.class, Math.toIntExact(session))).isTrue();
+            if (kind == TestDatabase.Kind.MARIADB) {
+                new JdbcTemplate(pool).execute("KILL " + session);
+            } else {
+                String end = kind == TestDatabase.Kind.POSTGRES ? "SELECT pg_terminate_backend(?)"
+                        : "SELECT ABORT_SESSION(?)";
+                assertThat(new JdbcTemplate(pool).queryForObject(end, Boolean.class, Math.toIntExact(session)))
+                        .isTrue();
+            }
 
             if (kind == TestDatabase.Kind.POSTGRES) {
                 String sessions = "SELECT count(*) FROM pg_stat_activity WHERE pid = ?";

@@ -54,6 +54,8 @@ class SchemaChangelogTest {
         try (TestDatabase db = TestDatabase.create(kind)) {
             OutboxSchemaInitializer.apply(db.dataSource());
 
+            // MariaDB and MySQL have no zoned timestamp: their DATETIME(6) columns hold UTC.
+            String timestamp = kind == Kind.MARIADB ? "DATETIME(6)" : "TIMESTAMP(6) WITH TIME ZONE";
             try (Connection connection = db.dataSource().getConnection()) {
                 assertThat(outboxTables(connection))
                         .containsExactlyInAnyOrder("outbox_record", "outbox_instance", "outbox_partition");
@@ -66,10 +68,10 @@ class SchemaChangelogTest {
                 record.put("event_type", "VARCHAR(255) NOT NULL");
                 record.put("payload", "LONG TEXT NOT NULL");
                 record.put("partition_no", "INT NOT NULL");
-                record.put("created_at", "TIMESTAMP(6) WITH TIME ZONE NOT NULL");
-                record.put("completed_at", "TIMESTAMP(6) WITH TIME ZONE NULL");
+                record.put("created_at", timestamp + " NOT NULL");
+                record.put("completed_at", timestamp + " NULL");
                 record.put("retry_count", "INT NOT NULL");
-                record.put("next_retry_at", "TIMESTAMP(6) WITH TIME ZONE NOT NULL");
+                record.put("next_retry_at", timestamp + " NOT NULL");
                 record.put("last_error", "VARCHAR(2000) NULL");
                 record.put("trace_context", "VARCHAR(1000) NULL");
                 record.put("handler_id", "VARCHAR(255) NOT NULL");
@@ -80,17 +82,17 @@ class SchemaChangelogTest {
                 instance.put("hostname", "VARCHAR(255) NOT NULL");
                 instance.put("port", "INT NOT NULL");
                 instance.put("status", "VARCHAR(50) NOT NULL");
-                instance.put("started_at", "TIMESTAMP(6) WITH TIME ZONE NOT NULL");
-                instance.put("last_heartbeat", "TIMESTAMP(6) WITH TIME ZONE NOT NULL");
-                instance.put("created_at", "TIMESTAMP(6) WITH TIME ZONE NOT NULL");
-                instance.put("updated_at", "TIMESTAMP(6) WITH TIME ZONE NOT NULL");
+                instance.put("started_at", timestamp + " NOT NULL");
+                instance.put("last_heartbeat", timestamp + " NOT NULL");
+                instance.put("created_at", timestamp + " NOT NULL");
+                instance.put("updated_at", timestamp + " NOT NULL");
                 assertThat(columns(connection, "outbox_instance")).isEqualTo(instance);
 
                 Map<String, String> partition = new LinkedHashMap<>();
                 partition.put("partition_no", "INT NOT NULL");
                 partition.put("owner_instance_id", "VARCHAR(255) NULL");
                 partition.put("epoch", "BIGINT NOT NULL");
-                partition.put("updated_at", "TIMESTAMP(6) WITH TIME ZONE NOT NULL");
+                partition.put("updated_at", timestamp + " NOT NULL");
                 assertThat(columns(connection, "outbox_partition")).isEqualTo(partition);
             }
         }
@@ -103,13 +105,15 @@ class SchemaChangelogTest {
             OutboxSchemaInitializer.apply(db.dataSource());
 
             try (Connection connection = db.dataSource().getConnection()) {
+                // MariaDB names every primary key PRIMARY, whatever the changelog asks.
+                boolean namedPrimaryKeys = kind != Kind.MARIADB;
                 assertThat(keyConstraints(connection, "outbox_record")).containsOnly(
-                        Map.entry("pk_outbox_record", "PRIMARY KEY"),
+                        Map.entry(namedPrimaryKeys ? "pk_outbox_record" : "primary", "PRIMARY KEY"),
                         Map.entry("uq_outbox_record_sequence_no", "UNIQUE"));
                 assertThat(keyConstraints(connection, "outbox_instance"))
-                        .containsOnly(Map.entry("pk_outbox_instance", "PRIMARY KEY"));
+                        .containsOnly(Map.entry(namedPrimaryKeys ? "pk_outbox_instance" : "primary", "PRIMARY KEY"));
                 assertThat(keyConstraints(connection, "outbox_partition"))
-                        .containsOnly(Map.entry("pk_outbox_partition", "PRIMARY KEY"));
+                        .containsOnly(Map.entry(namedPrimaryKeys ? "pk_outbox_partition" : "primary", "PRIMARY KEY"));
                 assertThat(primaryKey(connection, "outbox_record")).containsExactly("id");
                 assertThat(primaryKey(connection, "outbox_instance")).containsExactly("instance_id");
                 assertThat(primaryKey(connection, "outbox_partition")).containsExactly("partition_no");
@@ -421,9 +425,11 @@ class SchemaChangelogTest {
         return switch (lower(typeName)) {
             // H2 holds payloads in a VARCHAR of the largest size it allows: as unbounded as PostgreSQL's TEXT.
             case "varchar", "character varying" -> size >= 1_000_000_000 ? "LONG TEXT" : "VARCHAR(" + size + ")";
-            case "int4", "integer" -> "INT";
+            case "int4", "integer", "int" -> "INT";
             case "int8", "bigint" -> "BIGINT";
-            case "text", "character large object" -> "LONG TEXT";
+            case "text", "character large object", "longtext" -> "LONG TEXT";
+            // MariaDB reports the display width: 19 characters and a point before the fractional digits.
+            case "datetime" -> "DATETIME(" + (size > 19 ? size - 20 : 0) + ")";
             case "timestamptz", "timestamp with time zone" -> "TIMESTAMP(" + digits + ") WITH TIME ZONE";
             default -> typeName + "(" + size + "," + digits + ")";
         };
@@ -436,7 +442,8 @@ class SchemaChangelogTest {
                 "SELECT constraint_name, constraint_type FROM information_schema.table_constraints"
                         + " WHERE table_schema = ? AND table_name = ?"
                         + " AND constraint_type IN ('PRIMARY KEY', 'UNIQUE')")) {
-            query.setString(1, connection.getSchema());
+            // PostgreSQL and H2 keep tables in a schema; MariaDB in the database, the JDBC catalog.
+            query.setString(1, connection.getSchema() != null ? connection.getSchema() : connection.getCatalog());
             query.setString(2, identifier(connection.getMetaData(), table));
             try (ResultSet rows = query.executeQuery()) {
                 while (rows.next()) {

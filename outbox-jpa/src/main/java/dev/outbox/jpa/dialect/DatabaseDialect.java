@@ -8,6 +8,7 @@ import java.sql.DatabaseMetaData;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Instant;
+import java.time.LocalDateTime;
 import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
 import java.util.Arrays;
@@ -22,21 +23,32 @@ import org.slf4j.LoggerFactory;
 /**
  * The databases the outbox runs on. The SQL of each is data: {@code sql/standard.xml} holds the statements in standard
  * SQL and {@code sql/<database>.xml} overrides only what differs (both are {@link Properties} XML files beside this
- * class).
+ * class). {@code {now}} in a statement is the database's current time in UTC, at microsecond precision.
  */
 public enum DatabaseDialect {
 
-    POSTGRESQL("PostgreSQL", "postgresql"),
-    H2("H2", "h2");
+    POSTGRESQL("PostgreSQL", "postgresql", "postgresql", "CURRENT_TIMESTAMP", true),
+    H2("H2", "h2", "h2", "CURRENT_TIMESTAMP", true),
+    /** MariaDB 10.11 and later. Its timestamps are {@code DATETIME(6)} in UTC. */
+    MARIADB("MariaDB", "mariadb", "mysql", "UTC_TIMESTAMP(6)", false),
+    /** MySQL 8 and later; the same SQL as MariaDB. */
+    MYSQL("MySQL", "mysql", "mysql", "UTC_TIMESTAMP(6)", false);
 
     private static final Logger log = LoggerFactory.getLogger(DatabaseDialect.class);
 
     private final String productName;
+    private final String productToken;
     private final String resourceName;
+    private final String now;
+    private final boolean zonedTimestamps;
 
-    DatabaseDialect(String productName, String resourceName) {
+    DatabaseDialect(String productName, String productToken, String resourceName, String now,
+            boolean zonedTimestamps) {
         this.productName = productName;
+        this.productToken = productToken;
         this.resourceName = resourceName;
+        this.now = now;
+        this.zonedTimestamps = zonedTimestamps;
     }
 
     /** Detects the database behind {@code dataSource} from its JDBC metadata; fails for an unsupported one. */
@@ -52,11 +64,11 @@ public enum DatabaseDialect {
         }
     }
 
-    /** The dialect for a JDBC product name such as {@code PostgreSQL} or {@code H2}. */
+    /** The dialect for a JDBC product name such as {@code PostgreSQL}, {@code H2}, {@code MariaDB} or {@code MySQL}. */
     public static DatabaseDialect fromProductName(String productName) {
         String lower = productName.toLowerCase(Locale.ROOT);
         for (DatabaseDialect dialect : values()) {
-            if (lower.contains(dialect.resourceName)) {
+            if (lower.contains(dialect.productToken)) {
                 return dialect;
             }
         }
@@ -68,16 +80,25 @@ public enum DatabaseDialect {
     public SqlStatements statements() {
         Properties merged = load("standard", true);
         merged.putAll(load(resourceName, false));
+        merged.replaceAll((key, sql) -> ((String) sql).replace("{now}", now));
         return new SqlStatements(this, merged);
     }
 
-    /** Converts an instant to the JDBC value the timestamp columns of this database take. */
+    /**
+     * Converts an instant to the JDBC value the timestamp columns of this database take: an offset date-time where
+     * the column keeps the zone, else the UTC wall-clock time ({@code DATETIME(6)} holds UTC).
+     */
     public Object timestampValue(Instant instant) {
-        return OffsetDateTime.ofInstant(instant, ZoneOffset.UTC);
+        return zonedTimestamps ? OffsetDateTime.ofInstant(instant, ZoneOffset.UTC)
+                : LocalDateTime.ofInstant(instant, ZoneOffset.UTC);
     }
 
     /** Reads a timestamp column written with {@link #timestampValue(Instant)}. */
     public @Nullable Instant readTimestamp(ResultSet resultSet, String column) throws SQLException {
+        if (!zonedTimestamps) {
+            LocalDateTime value = resultSet.getObject(column, LocalDateTime.class);
+            return value == null ? null : value.toInstant(ZoneOffset.UTC);
+        }
         OffsetDateTime value = resultSet.getObject(column, OffsetDateTime.class);
         return value == null ? null : value.toInstant();
     }

@@ -13,13 +13,26 @@ class DatabaseDialectTest {
     void detectsTheSupportedDatabasesByProductName() {
         assertThat(DatabaseDialect.fromProductName("PostgreSQL")).isEqualTo(DatabaseDialect.POSTGRESQL);
         assertThat(DatabaseDialect.fromProductName("H2")).isEqualTo(DatabaseDialect.H2);
+        assertThat(DatabaseDialect.fromProductName("MariaDB")).isEqualTo(DatabaseDialect.MARIADB);
+        assertThat(DatabaseDialect.fromProductName("MySQL")).isEqualTo(DatabaseDialect.MYSQL);
+    }
+
+    @Test
+    void mariaDbAndMySqlShareTheirStatementsAndTellTimeInUtc() {
+        assertThat(DatabaseDialect.MARIADB.statements().get("instance.heartbeat"))
+                .isEqualTo(DatabaseDialect.MYSQL.statements().get("instance.heartbeat"))
+                .contains("last_heartbeat = UTC_TIMESTAMP(6)").doesNotContain("{now}");
+        assertThat(DatabaseDialect.POSTGRESQL.statements().get("instance.heartbeat"))
+                .contains("last_heartbeat = CURRENT_TIMESTAMP");
+        assertThat(DatabaseDialect.MARIADB.timestampValue(java.time.Instant.parse("2026-01-02T03:04:05.123456Z")))
+                .isEqualTo(java.time.LocalDateTime.parse("2026-01-02T03:04:05.123456"));
     }
 
     @Test
     void anUnsupportedDatabaseIsNamedWithTheSupportedOnes() {
         assertThatThrownBy(() -> DatabaseDialect.fromProductName("Microsoft SQL Server"))
                 .isInstanceOf(IllegalStateException.class)
-                .hasMessage("Outbox does not support the database 'Microsoft SQL Server'; supported: PostgreSQL, H2");
+                .hasMessage("Outbox does not support the database 'Microsoft SQL Server'; supported: PostgreSQL, H2, MariaDB, MySQL");
     }
 
     @ParameterizedTest
@@ -30,8 +43,9 @@ class DatabaseDialectTest {
                 "record.markCompleted", "record.scheduleRetry", "record.markFailed", "record.fence", "clock.now",
                 "instance.register.update", "instance.register.insert", "instance.heartbeat",
                 "instance.markShuttingDown", "instance.remove", "instance.findLive", "instance.removeStale",
-                "partition.findAll", "partition.claim", "partition.release"}) {
-            assertThat(statements.get(key)).as(key).isNotBlank();
+                "partition.findAll", "partition.claim", "partition.release", "record.purge", "admin.findFailed",
+                "admin.retryAllFailed"}) {
+            assertThat(statements.get(key)).as(key).isNotBlank().doesNotContain("{now}");
         }
         assertThatThrownBy(() -> statements.get("no.such.statement"))
                 .hasMessage("Outbox: no SQL statement 'no.such.statement' for " + dialect);

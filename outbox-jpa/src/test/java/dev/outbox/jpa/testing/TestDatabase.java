@@ -7,9 +7,15 @@ import java.sql.DriverManager;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.sql.ResultSet;
+import java.util.ArrayList;
+import java.util.EnumMap;
+import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Properties;
 import java.util.UUID;
+import java.util.stream.Stream;
 import java.util.concurrent.atomic.AtomicBoolean;
 import javax.sql.DataSource;
 import org.jspecify.annotations.Nullable;
@@ -25,35 +31,38 @@ import org.junit.jupiter.api.Assumptions;
  * }
  * }</pre>
  *
- * <p>H2 runs in memory. PostgreSQL is found once per JVM, in this order:
+ * <p>H2 runs in memory. A PostgreSQL or MariaDB server is found once per JVM, in this order:
  * <ol>
- *   <li>{@code OUTBOX_TEST_POSTGRES_URL}: JDBC URL of an admin database (one that may {@code CREATE DATABASE}),
- *       with {@code OUTBOX_TEST_POSTGRES_USER} (default {@code postgres}) and {@code OUTBOX_TEST_POSTGRES_PASSWORD}
- *       (default empty);</li>
- *   <li>{@value #LOCAL_POSTGRES_URL} as {@code postgres}, if it answers within a few seconds;</li>
- *   <li>a Testcontainers PostgreSQL container, started once per JVM, if Docker is available.</li>
+ *   <li>{@code OUTBOX_TEST_POSTGRES_URL} / {@code OUTBOX_TEST_MARIADB_URL}: JDBC URL of an admin database (one that
+ *       may {@code CREATE DATABASE}), with {@code OUTBOX_TEST_POSTGRES_USER} (default {@code postgres}) /
+ *       {@code OUTBOX_TEST_MARIADB_USER} (default {@code root}) and {@code …_PASSWORD} (default empty);</li>
+ *   <li>the local server ({@value #LOCAL_POSTGRES_URL} as {@code postgres}, {@value #LOCAL_MARIADB_URL} as
+ *       {@code root}), if it answers within a few seconds;</li>
+ *   <li>a Testcontainers container, started once per JVM, if Docker is available.</li>
  * </ol>
- * Without any of them a PostgreSQL test is skipped (JUnit assumption), or fails if {@code OUTBOX_TEST_REQUIRE_DB} is
- * {@code true} (set it in CI so that missing PostgreSQL cannot pass unnoticed).
+ * Without any of them the test is skipped (JUnit assumption), or fails if {@code OUTBOX_TEST_REQUIRE_DB} is
+ * {@code true} (set it in CI so that a missing database cannot pass unnoticed).
  *
- * <p>Unquoted identifiers come back upper-case from H2 metadata and lower-case from PostgreSQL metadata.
+ * <p>Unquoted identifiers come back upper-case from H2 metadata and lower-case from PostgreSQL and MariaDB metadata.
  */
 public final class TestDatabase implements AutoCloseable {
 
     /** The database engines tests run against. */
     public enum Kind {
         H2,
-        POSTGRES
+        POSTGRES,
+        MARIADB
     }
 
     private static final String LOCAL_POSTGRES_URL = "jdbc:postgresql://127.0.0.1:5432/test";
-    private static final String LOCAL_POSTGRES_USER = "postgres";
+    private static final String LOCAL_MARIADB_URL = "jdbc:mariadb://127.0.0.1:3306/test";
     private static final String POSTGRES_IMAGE = "postgres:15-alpine";
+    private static final String MARIADB_IMAGE = "mariadb:10.11";
     private static final int PROBE_TIMEOUT_SECONDS = 3;
     private static final int POOL_SIZE = 10;
 
-    /** Set on first use of PostgreSQL: the server found, or why there is none. */
-    private static @Nullable PostgresLookup postgres;
+    /** Set on first use of each server kind: the server found, or why there is none. */
+    private static final Map<Kind, ServerLookup> servers = new EnumMap<>(Kind.class);
 
     private final Kind kind;
     private final String name;
@@ -61,11 +70,11 @@ public final class TestDatabase implements AutoCloseable {
     private final String username;
     private final String password;
     private final HikariDataSource dataSource;
-    private final @Nullable PostgresServer server;
+    private final @Nullable Server server;
     private final AtomicBoolean closed = new AtomicBoolean();
 
     private TestDatabase(Kind kind, String name, String jdbcUrl, String username, String password,
-            @Nullable PostgresServer server) {
+            @Nullable Server server) {
         this.kind = kind;
         this.name = name;
         this.jdbcUrl = jdbcUrl;
@@ -78,30 +87,26 @@ public final class TestDatabase implements AutoCloseable {
     /**
      * Creates a new empty database of the given kind.
      *
-     * @throws org.opentest4j.TestAbortedException if PostgreSQL is wanted but none can be found (test skipped)
-     * @throws IllegalStateException if PostgreSQL is wanted, none can be found and {@code OUTBOX_TEST_REQUIRE_DB}
-     *     is {@code true}
+     * @throws org.opentest4j.TestAbortedException if a server is wanted but none can be found (test skipped)
+     * @throws IllegalStateException if a server is wanted, none can be found and {@code OUTBOX_TEST_REQUIRE_DB} is
+     *     {@code true}
      */
     public static TestDatabase create(Kind kind) {
         String suffix = UUID.randomUUID().toString().replace("-", "").substring(0, 16);
-        return switch (kind) {
-            case H2 -> {
-                String name = "outbox_" + suffix;
-                yield new TestDatabase(kind, name, "jdbc:h2:mem:" + name + ";DB_CLOSE_DELAY=-1", "sa", "", null);
-            }
-            case POSTGRES -> {
-                PostgresServer server = postgresServer();
-                String name = "outbox_test_" + suffix;
-                server.execute("CREATE DATABASE " + name);
-                try {
-                    yield new TestDatabase(kind, name, withDatabase(server.adminUrl(), name), server.username(),
-                            server.password(), server);
-                } catch (RuntimeException e) {
-                    server.dropDatabase(name);
-                    throw e;
-                }
-            }
-        };
+        if (kind == Kind.H2) {
+            String name = "outbox_" + suffix;
+            return new TestDatabase(kind, name, "jdbc:h2:mem:" + name + ";DB_CLOSE_DELAY=-1", "sa", "", null);
+        }
+        Server server = server(kind);
+        String name = "outbox_test_" + suffix;
+        server.execute("CREATE DATABASE " + name);
+        try {
+            return new TestDatabase(kind, name, withDatabase(server.adminUrl(), name), server.username(),
+                    server.password(), server);
+        } catch (RuntimeException e) {
+            server.dropDatabase(name);
+            throw e;
+        }
     }
 
     public Kind kind() {
@@ -166,12 +171,15 @@ public final class TestDatabase implements AutoCloseable {
         return new HikariDataSource(config);
     }
 
-    /** The admin URL with its database replaced: {@code jdbc:postgresql://host[:port][/db][?params]}. */
+    /**
+     * The admin URL with its database replaced: {@code jdbc:postgresql://host[:port][/db][?params]}, and the same for
+     * {@code jdbc:mariadb:} and {@code jdbc:mysql:}.
+     */
     static String withDatabase(String adminUrl, String database) {
-        String prefix = "jdbc:postgresql://";
-        if (!adminUrl.startsWith(prefix)) {
-            throw new IllegalArgumentException("Expected " + prefix + "host[:port]/database, got " + adminUrl);
-        }
+        String prefix = Stream.of("jdbc:postgresql://", "jdbc:mariadb://", "jdbc:mysql://").filter(adminUrl::startsWith)
+                .findFirst().orElseThrow(() -> new IllegalArgumentException(
+                        "Expected jdbc:postgresql://, jdbc:mariadb:// or jdbc:mysql://host[:port]/database, got "
+                                + adminUrl));
         int query = adminUrl.indexOf('?');
         String params = query < 0 ? "" : adminUrl.substring(query);
         String hostAndPath = adminUrl.substring(prefix.length(), query < 0 ? adminUrl.length() : query);
@@ -180,11 +188,8 @@ public final class TestDatabase implements AutoCloseable {
         return prefix + hosts + "/" + database + params;
     }
 
-    private static synchronized PostgresServer postgresServer() {
-        if (postgres == null) {
-            postgres = findPostgres();
-        }
-        PostgresLookup lookup = postgres;
+    private static synchronized Server server(Kind kind) {
+        ServerLookup lookup = servers.computeIfAbsent(kind, TestDatabase::findServer);
         if (lookup.server() != null) {
             return lookup.server();
         }
@@ -194,34 +199,36 @@ public final class TestDatabase implements AutoCloseable {
         return Assumptions.abort(lookup.problem());
     }
 
-    private static PostgresLookup findPostgres() {
-        String url = System.getenv("OUTBOX_TEST_POSTGRES_URL");
+    private static ServerLookup findServer(Kind kind) {
+        boolean postgres = kind == Kind.POSTGRES;
+        String env = postgres ? "OUTBOX_TEST_POSTGRES" : "OUTBOX_TEST_MARIADB";
+        String url = System.getenv(env + "_URL");
         if (url != null && !url.isBlank()) {
-            return PostgresLookup.found(new PostgresServer(url.trim(), envOr("OUTBOX_TEST_POSTGRES_USER", "postgres"),
-                    envOr("OUTBOX_TEST_POSTGRES_PASSWORD", "")));
+            return ServerLookup.found(new Server(kind, url.trim(), envOr(env + "_USER", postgres ? "postgres" : "root"),
+                    envOr(env + "_PASSWORD", "")));
         }
-        PostgresServer local = new PostgresServer(LOCAL_POSTGRES_URL, LOCAL_POSTGRES_USER, "");
+        Server local = postgres ? new Server(kind, LOCAL_POSTGRES_URL, "postgres", "")
+                : new Server(kind, LOCAL_MARIADB_URL, "root", "");
         String localProblem = local.probe();
         if (localProblem == null) {
-            return PostgresLookup.found(local);
+            return ServerLookup.found(local);
         }
         String containerProblem;
         try {
-            PostgresServer container = Containers.postgres();
+            Server container = Containers.start(kind);
             if (container != null) {
-                return PostgresLookup.found(container);
+                return ServerLookup.found(container);
             }
             containerProblem = "Docker is not available for Testcontainers";
         } catch (NoClassDefFoundError e) {
             containerProblem = "Testcontainers is not on the test class path";
         } catch (RuntimeException e) {
-            containerProblem = "the Testcontainers PostgreSQL container did not start: " + e;
+            containerProblem = "the Testcontainers " + kind + " container did not start: " + e;
         }
-        return PostgresLookup.missing("No PostgreSQL for tests. Tried " + LOCAL_POSTGRES_URL + " as "
-                + LOCAL_POSTGRES_USER + " (" + localProblem + "), and " + containerProblem + ". "
-                + "Set OUTBOX_TEST_POSTGRES_URL to the JDBC URL of an admin database (plus OUTBOX_TEST_POSTGRES_USER "
-                + "and OUTBOX_TEST_POSTGRES_PASSWORD), start PostgreSQL on 127.0.0.1:5432 with user postgres, "
-                + "or start Docker.");
+        return ServerLookup.missing("No " + kind + " server for tests. Tried " + local.adminUrl() + " as "
+                + local.username() + " (" + localProblem + "), and " + containerProblem + ". Set " + env
+                + "_URL to the JDBC URL of an admin database (plus " + env + "_USER and " + env + "_PASSWORD), "
+                + "start the server on " + local.adminUrl() + ", or start Docker.");
     }
 
     private static String envOr(String name, String fallback) {
@@ -230,26 +237,30 @@ public final class TestDatabase implements AutoCloseable {
     }
 
     /** Either a server or the reason there is none. */
-    private record PostgresLookup(@Nullable PostgresServer server, String problem) {
+    private record ServerLookup(@Nullable Server server, String problem) {
 
-        static PostgresLookup found(PostgresServer server) {
-            return new PostgresLookup(server, "");
+        static ServerLookup found(Server server) {
+            return new ServerLookup(server, "");
         }
 
-        static PostgresLookup missing(String problem) {
-            return new PostgresLookup(null, problem);
+        static ServerLookup missing(String problem) {
+            return new ServerLookup(null, problem);
         }
     }
 
-    /** A PostgreSQL server reached through an admin database. */
-    private record PostgresServer(String adminUrl, String username, String password) {
+    /** A PostgreSQL or MariaDB server reached through an admin database. */
+    private record Server(Kind kind, String adminUrl, String username, String password) {
 
         Connection connect() throws SQLException {
             Properties properties = new Properties();
             properties.setProperty("user", username);
             properties.setProperty("password", password);
-            properties.setProperty("connectTimeout", String.valueOf(PROBE_TIMEOUT_SECONDS));
-            properties.setProperty("loginTimeout", String.valueOf(PROBE_TIMEOUT_SECONDS));
+            if (kind == Kind.POSTGRES) {
+                properties.setProperty("connectTimeout", String.valueOf(PROBE_TIMEOUT_SECONDS));
+                properties.setProperty("loginTimeout", String.valueOf(PROBE_TIMEOUT_SECONDS));
+            } else {
+                properties.setProperty("connectTimeout", String.valueOf(PROBE_TIMEOUT_SECONDS * 1000));
+            }
             return DriverManager.getConnection(adminUrl, properties);
         }
 
@@ -273,11 +284,15 @@ public final class TestDatabase implements AutoCloseable {
         /** Ends the sessions still on the database (a pool closing may leave some), then drops it. */
         void dropDatabase(String database) {
             try (Connection connection = connect()) {
-                try (PreparedStatement terminate = connection.prepareStatement(
-                        "SELECT pg_terminate_backend(pid) FROM pg_stat_activity"
-                                + " WHERE datname = ? AND pid <> pg_backend_pid()")) {
-                    terminate.setString(1, database);
-                    terminate.execute();
+                if (kind == Kind.POSTGRES) {
+                    try (PreparedStatement terminate = connection.prepareStatement(
+                            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity"
+                                    + " WHERE datname = ? AND pid <> pg_backend_pid()")) {
+                        terminate.setString(1, database);
+                        terminate.execute();
+                    }
+                } else {
+                    killSessions(connection, database);
                 }
                 try (Statement statement = connection.createStatement()) {
                     statement.execute("DROP DATABASE IF EXISTS " + database);
@@ -286,26 +301,54 @@ public final class TestDatabase implements AutoCloseable {
                 throw new IllegalStateException("Could not drop test database " + database + " on " + adminUrl, e);
             }
         }
+
+        private static void killSessions(Connection connection, String database) throws SQLException {
+            List<Long> sessions = new ArrayList<>();
+            try (PreparedStatement find = connection.prepareStatement(
+                    "SELECT id FROM information_schema.processlist WHERE db = ? AND id <> CONNECTION_ID()")) {
+                find.setString(1, database);
+                try (ResultSet rs = find.executeQuery()) {
+                    while (rs.next()) {
+                        sessions.add(rs.getLong(1));
+                    }
+                }
+            }
+            for (long session : sessions) {
+                try (Statement kill = connection.createStatement()) {
+                    kill.execute("KILL " + session);
+                } catch (SQLException alreadyGone) {
+                    // ended between the query and the kill
+                }
+            }
+        }
     }
 
     /** Testcontainers, kept apart so that the rest works without it on the class path. */
     private static final class Containers {
 
-        /** Started at most once; Testcontainers removes it when the JVM ends. */
-        static @Nullable PostgresServer postgres() {
+        /** Started at most once per kind; Testcontainers removes it when the JVM ends. */
+        static @Nullable Server start(Kind kind) {
             if (!org.testcontainers.DockerClientFactory.instance().isDockerAvailable()) {
                 return null;
             }
-            org.testcontainers.postgresql.PostgreSQLContainer container =
-                    new org.testcontainers.postgresql.PostgreSQLContainer(POSTGRES_IMAGE);
-            container.start();
-            String host = container.getHost();
-            if ("localhost".equals(host.toLowerCase(Locale.ROOT))) {
-                host = "127.0.0.1";
+            if (kind == Kind.POSTGRES) {
+                org.testcontainers.postgresql.PostgreSQLContainer container =
+                        new org.testcontainers.postgresql.PostgreSQLContainer(POSTGRES_IMAGE);
+                container.start();
+                return new Server(kind, "jdbc:postgresql://" + host(container.getHost()) + ":"
+                        + container.getMappedPort(5432) + "/" + container.getDatabaseName(), container.getUsername(),
+                        container.getPassword());
             }
-            String url = "jdbc:postgresql://" + host + ":" + container.getMappedPort(5432) + "/"
-                    + container.getDatabaseName();
-            return new PostgresServer(url, container.getUsername(), container.getPassword());
+            org.testcontainers.mariadb.MariaDBContainer container =
+                    new org.testcontainers.mariadb.MariaDBContainer(MARIADB_IMAGE).withUsername("root");
+            container.start();
+            return new Server(kind, "jdbc:mariadb://" + host(container.getHost()) + ":"
+                    + container.getMappedPort(3306) + "/" + container.getDatabaseName(), "root",
+                    container.getPassword());
+        }
+
+        private static String host(String host) {
+            return "localhost".equals(host.toLowerCase(Locale.ROOT)) ? "127.0.0.1" : host;
         }
     }
 }

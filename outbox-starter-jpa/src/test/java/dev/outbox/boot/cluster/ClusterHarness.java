@@ -3,6 +3,7 @@ package dev.outbox.boot.cluster;
 import static org.awaitility.Awaitility.await;
 
 import dev.outbox.jpa.OutboxSchemaInitializer;
+import dev.outbox.jpa.dialect.DatabaseDialect;
 import dev.outbox.jpa.testing.TestDatabase;
 import dev.outbox.partition.PartitionHasher;
 import java.io.IOException;
@@ -13,11 +14,10 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
+import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.time.Instant;
-import java.time.OffsetDateTime;
-import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -36,9 +36,10 @@ import org.awaitility.core.ConditionTimeoutException;
 import org.springframework.jdbc.core.JdbcTemplate;
 
 /**
- * A cluster test's world: a fresh PostgreSQL database with the outbox schema and the observation tables
- * ({@code cluster/observation-schema.sql}), the node JVMs, record inserts, and the queries the assertions need.
- * {@link #close()} kills every node still running and drops the database.
+ * A cluster test's world: a fresh PostgreSQL (or MariaDB) database with the outbox schema and the observation tables
+ * ({@code cluster/observation-schema.sql}, {@code cluster/observation-schema-mariadb.sql}), the node JVMs, record
+ * inserts, and the queries the assertions need. {@link #close()} kills every node still running and drops the
+ * database.
  */
 final class ClusterHarness implements AutoCloseable {
 
@@ -56,9 +57,10 @@ final class ClusterHarness implements AutoCloseable {
     private static final int ROWS_PER_TRANSACTION = 1_000;
     private static final String INSERT_RECORD = "INSERT INTO outbox_record"
             + " (id, status, aggregate_id, event_type, payload, partition_no, created_at, retry_count, next_retry_at)"
-            + " VALUES (?, 'NEW', ?, 'Test', ?, ?, now(), 0, now())";
+            + " VALUES (?, 'NEW', ?, 'Test', ?, ?, {now}, 0, {now})";
 
     private final TestDatabase database;
+    private final DatabaseDialect dialect;
     private final JdbcTemplate jdbc;
     private final Path logDirectory;
     private final Map<String, ClusterNode> nodes = new LinkedHashMap<>();
@@ -69,18 +71,36 @@ final class ClusterHarness implements AutoCloseable {
 
     private ClusterHarness(TestDatabase database, Path logDirectory) {
         this.database = database;
+        this.dialect = dialectOf(database.kind());
         this.jdbc = new JdbcTemplate(database.dataSource());
         this.logDirectory = logDirectory;
     }
 
-    /** A new database for the test named {@code testName}; node logs go to {@link #logDirectory(String)}. */
+    /** A new PostgreSQL database for the test named {@code testName}; node logs go to {@link #logDirectory}. */
     static ClusterHarness create(String testName) {
+        return create(testName, TestDatabase.Kind.POSTGRES);
+    }
+
+    static ClusterHarness create(String testName, TestDatabase.Kind kind) {
         Path logs = logDirectory(testName);
         recreateDirectory(logs);
-        TestDatabase database = TestDatabase.create(TestDatabase.Kind.POSTGRES);
+        TestDatabase database = TestDatabase.create(kind);
         try {
             OutboxSchemaInitializer.apply(database.dataSource());
-            new JdbcTemplate(database.dataSource()).execute(resource("cluster/observation-schema.sql"));
+            JdbcTemplate jdbc = new JdbcTemplate(database.dataSource());
+            if (kind == TestDatabase.Kind.MARIADB) {
+                // One statement per paragraph: the MariaDB driver runs one statement per call.
+                String script = resource("cluster/observation-schema-mariadb.sql");
+                for (String paragraph : script.split("\\n\\s*\\n")) {
+                    String statement = paragraph.replaceAll("(?m)^--.*$", "").strip();
+                    if (!statement.isEmpty()) {
+                        jdbc.execute(statement.endsWith(";") ? statement.substring(0, statement.length() - 1)
+                                : statement);
+                    }
+                }
+            } else {
+                jdbc.execute(resource("cluster/observation-schema.sql"));
+            }
             return new ClusterHarness(database, logs);
         } catch (RuntimeException | Error e) {
             database.close();
@@ -92,11 +112,20 @@ final class ClusterHarness implements AutoCloseable {
         return Path.of("target", "cluster-logs", testName);
     }
 
+    private static DatabaseDialect dialectOf(TestDatabase.Kind kind) {
+        return switch (kind) {
+            case POSTGRES -> DatabaseDialect.POSTGRESQL;
+            case MARIADB -> DatabaseDialect.MARIADB;
+            case H2 -> throw new IllegalArgumentException("cluster tests run on PostgreSQL or MariaDB");
+        };
+    }
+
     /** The Spring properties of a node; its id also names its database sessions, for the observation triggers. */
     List<String> nodeProperties(String instanceId) {
-        String url = database.jdbcUrl() + (database.jdbcUrl().contains("?") ? "&" : "?")
-                + "ApplicationName=" + instanceId;
-        return List.of(
+        boolean postgres = dialect == DatabaseDialect.POSTGRESQL;
+        String url = postgres ? database.jdbcUrl() + (database.jdbcUrl().contains("?") ? "&" : "?")
+                + "ApplicationName=" + instanceId : database.jdbcUrl();
+        List<String> properties = new ArrayList<>(List.of(
                 "spring.datasource.url=" + url,
                 "spring.datasource.username=" + database.username(),
                 "spring.datasource.password=" + database.password(),
@@ -112,7 +141,12 @@ final class ClusterHarness implements AutoCloseable {
                 "outbox.instance.heartbeat-interval-seconds=" + HEARTBEAT_INTERVAL.toSeconds(),
                 "outbox.instance.stale-instance-timeout-seconds=" + STALE_TIMEOUT.toSeconds(),
                 "outbox.instance.new-instance-detection-interval-seconds=" + REBALANCE_INTERVAL.toSeconds(),
-                "outbox.instance.graceful-shutdown-timeout-seconds=" + GRACEFUL_SHUTDOWN_TIMEOUT.toSeconds());
+                "outbox.instance.graceful-shutdown-timeout-seconds=" + GRACEFUL_SHUTDOWN_TIMEOUT.toSeconds()));
+        if (!postgres) {
+            // MariaDB has no application name that triggers can read: a session variable set on connect stands in.
+            properties.add("spring.datasource.hikari.connection-init-sql=SET @outbox_node = '" + instanceId + "'");
+        }
+        return properties;
     }
 
     // ---- nodes ------------------------------------------------------------------------------------------------
@@ -178,7 +212,9 @@ final class ClusterHarness implements AutoCloseable {
         int firstRound = roundsInserted;
         try (Connection connection = database.dataSource().getConnection()) {
             connection.setAutoCommit(false);
-            try (PreparedStatement insert = connection.prepareStatement(INSERT_RECORD)) {
+            String sql = INSERT_RECORD.replace("{now}",
+                    dialect == DatabaseDialect.POSTGRESQL ? "now()" : "UTC_TIMESTAMP(6)");
+            try (PreparedStatement insert = connection.prepareStatement(sql)) {
                 int pending = 0;
                 for (int round = firstRound; round < firstRound + recordsPerAggregate; round++) {
                     for (int aggregate = 0; aggregate < aggregates; aggregate++) {
@@ -263,14 +299,14 @@ final class ClusterHarness implements AutoCloseable {
 
     /** The latest heartbeat of the instance: its row, or the rows deleted so far (see {@code instance_departure}). */
     Instant lastHeartbeatOf(String instanceId) {
-        OffsetDateTime last = jdbc.queryForObject("SELECT MAX(t) FROM ("
+        List<Instant> last = jdbc.query("SELECT MAX(t) AS t FROM ("
                 + " SELECT last_heartbeat AS t FROM outbox_instance WHERE instance_id = ?"
                 + " UNION ALL SELECT last_heartbeat FROM instance_departure WHERE instance_id = ?) AS heartbeats",
-                OffsetDateTime.class, instanceId, instanceId);
-        if (last == null) {
+                (rs, row) -> instant(rs, "t"), instanceId, instanceId);
+        if (last.isEmpty() || last.get(0) == null) {
             throw new IllegalStateException(instanceId + " never heartbeated");
         }
-        return last.toInstant();
+        return last.get(0);
     }
 
     /** An instance row deleted: by the instance itself (graceful stop) or by another one (stale). */
@@ -280,8 +316,8 @@ final class ClusterHarness implements AutoCloseable {
     List<Departure> departuresOf(String instanceId) {
         return jdbc.query("SELECT instance_id, last_heartbeat, removed_by, removed_at FROM instance_departure"
                 + " WHERE instance_id = ? ORDER BY id", (rs, row) -> new Departure(rs.getString("instance_id"),
-                        instant(rs.getObject("last_heartbeat", OffsetDateTime.class)), rs.getString("removed_by"),
-                        instant(rs.getObject("removed_at", OffsetDateTime.class))), instanceId);
+                        instant(rs, "last_heartbeat"), rs.getString("removed_by"), instant(rs, "removed_at")),
+                instanceId);
     }
 
     /** A claim (new owner, epoch + 1) or a release (owner to none) of a partition. */
@@ -298,7 +334,7 @@ final class ClusterHarness implements AutoCloseable {
                 + " FROM ownership_change ORDER BY id", (rs, row) -> new OwnershipChange(rs.getInt("partition_no"),
                         rs.getString("old_owner"), rs.getString("new_owner"), rs.getLong("old_epoch"),
                         rs.getLong("new_epoch"), rs.getString("changed_by"),
-                        instant(rs.getObject("changed_at", OffsetDateTime.class))));
+                        instant(rs, "changed_at")));
     }
 
     // ---- what the handlers saw ---------------------------------------------------------------------------------
@@ -320,7 +356,9 @@ final class ClusterHarness implements AutoCloseable {
     }
 
     List<Duplicate> duplicates() {
-        return jdbc.query("SELECT record_id, string_agg(instance_id, ',' ORDER BY id) AS handlers"
+        String handlers = dialect == DatabaseDialect.POSTGRESQL ? "string_agg(instance_id, ',' ORDER BY id)"
+                : "GROUP_CONCAT(instance_id ORDER BY id SEPARATOR ',')";
+        return jdbc.query("SELECT record_id, " + handlers + " AS handlers"
                 + " FROM handled_record GROUP BY record_id HAVING COUNT(*) > 1 ORDER BY MIN(id)",
                 (rs, row) -> new Duplicate(rs.getString("record_id"), List.of(rs.getString("handlers").split(","))));
     }
@@ -356,8 +394,8 @@ final class ClusterHarness implements AutoCloseable {
         return jdbc.query("SELECT record_id, partition_no, epoch, invoked_at FROM handled_record"
                 + " WHERE instance_id = ? AND invoked_at > ? ORDER BY id", (rs, row) -> new HandlerCall(
                         rs.getString("record_id"), rs.getInt("partition_no"), rs.getLong("epoch"),
-                        instant(rs.getObject("invoked_at", OffsetDateTime.class))),
-                instanceId, OffsetDateTime.ofInstant(invokedAfter, ZoneOffset.UTC));
+                        instant(rs, "invoked_at")),
+                instanceId, dialect.timestampValue(invokedAfter));
     }
 
     /** One handler call of a record, by any instance. */
@@ -368,7 +406,7 @@ final class ClusterHarness implements AutoCloseable {
     List<RecordCall> callsOfRecord(String recordId) {
         return jdbc.query("SELECT instance_id, epoch, invoked_at FROM handled_record WHERE record_id = ? ORDER BY id",
                 (rs, row) -> new RecordCall(rs.getString("instance_id"), rs.getLong("epoch"),
-                        instant(rs.getObject("invoked_at", OffsetDateTime.class))), recordId);
+                        instant(rs, "invoked_at")), recordId);
     }
 
     /**
@@ -377,8 +415,7 @@ final class ClusterHarness implements AutoCloseable {
      */
     long callsSpanning(String instanceId, Instant begunBefore, Instant writtenAfter) {
         return count("SELECT COUNT(*) FROM handled_record WHERE instance_id = ? AND invoked_at < ? AND handled_at > ?",
-                instanceId, OffsetDateTime.ofInstant(begunBefore, ZoneOffset.UTC),
-                OffsetDateTime.ofInstant(writtenAfter, ZoneOffset.UTC));
+                instanceId, dialect.timestampValue(begunBefore), dialect.timestampValue(writtenAfter));
     }
 
     /** Lines of the node's log that contain {@code text}. */
@@ -395,16 +432,17 @@ final class ClusterHarness implements AutoCloseable {
     List<String> statusWritesByNonOwners() {
         return jdbc.query("SELECT record_id, partition_no, old_status, new_status, writer, owner_at_write,"
                 + " epoch_at_write, written_at FROM status_write"
-                + " WHERE owner_at_write IS DISTINCT FROM writer ORDER BY id LIMIT 20",
+                + (dialect == DatabaseDialect.POSTGRESQL ? " WHERE owner_at_write IS DISTINCT FROM writer"
+                        : " WHERE NOT (owner_at_write <=> writer)") + " ORDER BY id LIMIT 20",
                 (rs, row) -> rs.getString("writer") + " wrote " + rs.getString("old_status") + "->"
                         + rs.getString("new_status") + " of record " + rs.getString("record_id") + " in partition "
                         + rs.getInt("partition_no") + " owned by " + rs.getString("owner_at_write") + " (epoch "
-                        + rs.getLong("epoch_at_write") + ") at " + rs.getObject("written_at", OffsetDateTime.class));
+                        + rs.getLong("epoch_at_write") + ") at " + instant(rs, "written_at"));
     }
 
     long statusWritesBy(String instanceId, Instant after) {
         return count("SELECT COUNT(*) FROM status_write WHERE writer = ? AND written_at > ?", instanceId,
-                OffsetDateTime.ofInstant(after, ZoneOffset.UTC));
+                dialect.timestampValue(after));
     }
 
     /** Records whose status became COMPLETED more than once. */
@@ -487,8 +525,8 @@ final class ClusterHarness implements AutoCloseable {
         return count == null ? 0 : count;
     }
 
-    private static Instant instant(OffsetDateTime time) {
-        return time == null ? null : time.toInstant();
+    private Instant instant(ResultSet rs, String column) throws SQLException {
+        return dialect.readTimestamp(rs, column);
     }
 
     private static String resource(String name) {

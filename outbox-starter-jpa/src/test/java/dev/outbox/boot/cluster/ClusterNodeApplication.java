@@ -1,5 +1,6 @@
 package dev.outbox.boot.cluster;
 
+import dev.outbox.jpa.dialect.DatabaseDialect;
 import java.time.Duration;
 import javax.sql.DataSource;
 import org.springframework.beans.factory.annotation.Value;
@@ -29,9 +30,9 @@ public class ClusterNodeApplication {
      * so that a scenario can keep records in flight for as long as it needs.
      */
     @Bean
-    HandledRecordWriter handledRecordWriter(DataSource dataSource, @Value("${outbox.instance.id}") String instanceId,
-            @Value("${cluster.handler-pause:0ms}") Duration pause) {
-        return new HandledRecordWriter(new JdbcTemplate(dataSource), instanceId, pause);
+    HandledRecordWriter handledRecordWriter(DataSource dataSource, DatabaseDialect dialect,
+            @Value("${outbox.instance.id}") String instanceId, @Value("${cluster.handler-pause:0ms}") Duration pause) {
+        return new HandledRecordWriter(new JdbcTemplate(dataSource), dialect, instanceId, pause);
     }
 
     /**

@@ -17,6 +17,7 @@ import dev.outbox.boot.cluster.ClusterHarness.Duplicate;
 import dev.outbox.boot.cluster.ClusterHarness.HandlerCall;
 import dev.outbox.boot.cluster.ClusterHarness.OwnershipChange;
 import dev.outbox.boot.cluster.ClusterHarness.RecordCall;
+import dev.outbox.jpa.testing.TestDatabase;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Comparator;
@@ -123,7 +124,16 @@ class ClusterProcessesTest {
 
     @Test
     void aKilledInstancesPartitionsAreTakenOverOnceItIsStale(TestInfo test) {
-        try (ClusterHarness cluster = ClusterHarness.create(name(test))) {
+        killAnInstanceOfThree(test, TestDatabase.Kind.POSTGRES);
+    }
+
+    @Test
+    void onMariaDbTooAKilledInstancesPartitionsAreTakenOverOnceItIsStale(TestInfo test) {
+        killAnInstanceOfThree(test, TestDatabase.Kind.MARIADB);
+    }
+
+    private static void killAnInstanceOfThree(TestInfo test, TestDatabase.Kind kind) {
+        try (ClusterHarness cluster = ClusterHarness.create(name(test), kind)) {
             startBalanced(cluster, THREE_NODES);
             cluster.insertRecords(AGGREGATES, RECORDS_PER_AGGREGATE);
             cluster.awaitCompleted(RECORDS / 5);
@@ -140,10 +150,10 @@ class ClusterProcessesTest {
             List<Duplicate> duplicates = cluster.duplicates();
             Duration silence = assertTakenOverOnlyOnceStale(cluster.ownershipChanges(), "node-2", orphaned,
                     cluster.lastHeartbeatOf("node-2"));
-            report(test, "kill -9 of node-2 (%d partitions) with %d of %d records completed; all owned by others "
-                    + "after %s (bound: stale %s + heartbeat %s + rebalance %s + poll %s = %s, plus slack %s); "
+            report(test, "%s: kill -9 of node-2 (%d partitions) with %d of %d records completed; all owned by "
+                    + "others after %s (bound: stale %s + heartbeat %s + rebalance %s + poll %s = %s, plus slack %s); "
                     + "first takeover claim %s after its last heartbeat; then %s; survivors %s; "
-                    + "%d records handled twice %s; handler calls %s", orphaned.size(), completedAtKill, RECORDS,
+                    + "%d records handled twice %s; handler calls %s", kind, orphaned.size(), completedAtKill, RECORDS,
                     takeover, STALE_TIMEOUT, HEARTBEAT_INTERVAL, REBALANCE_INTERVAL, POLL_INTERVAL, TAKEOVER_BOUND,
                     TAKEOVER_SLACK, silence, takenOver, survivors, duplicates.size(), duplicates,
                     cluster.handlerCallsPerInstance());

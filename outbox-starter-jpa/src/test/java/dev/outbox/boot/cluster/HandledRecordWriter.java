@@ -2,10 +2,9 @@ package dev.outbox.boot.cluster;
 
 import dev.outbox.OutboxRecord;
 import dev.outbox.OutboxRecordProcessor;
+import dev.outbox.jpa.dialect.DatabaseDialect;
 import java.time.Duration;
 import java.time.Instant;
-import java.time.OffsetDateTime;
-import java.time.ZoneOffset;
 import org.springframework.jdbc.core.JdbcTemplate;
 
 /**
@@ -19,11 +18,13 @@ final class HandledRecordWriter implements OutboxRecordProcessor {
             + " VALUES (?, ?, ?, ?, ?, ?, ?)";
 
     private final JdbcTemplate jdbc;
+    private final DatabaseDialect dialect;
     private final String instanceId;
     private final Duration pause;
 
-    HandledRecordWriter(JdbcTemplate jdbc, String instanceId, Duration pause) {
+    HandledRecordWriter(JdbcTemplate jdbc, DatabaseDialect dialect, String instanceId, Duration pause) {
         this.jdbc = jdbc;
+        this.dialect = dialect;
         this.instanceId = instanceId;
         this.pause = pause;
     }
@@ -31,7 +32,7 @@ final class HandledRecordWriter implements OutboxRecordProcessor {
     @Override
     public void process(OutboxRecord record) throws InterruptedException {
         // Taken first: a node frozen inside this call still shows when the call began.
-        OffsetDateTime invokedAt = OffsetDateTime.ofInstant(Instant.now(), ZoneOffset.UTC);
+        Object invokedAt = dialect.timestampValue(Instant.now());
         if (!pause.isZero()) {
             Thread.sleep(pause.toMillis());
         }

@@ -1,0 +1,11 @@
+package dev.outbox.boot.acceptance;
+
+import dev.outbox.jpa.testing.TestDatabase;
+
+class MariaDbOutboxAcceptanceTest extends AbstractOutboxAcceptanceTest {
+
+    @Override
+    protected TestDatabase.Kind databaseKind() {
+        return TestDatabase.Kind.MARIADB;
+    }
+}
