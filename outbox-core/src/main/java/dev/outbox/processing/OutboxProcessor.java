@@ -90,6 +90,9 @@ public final class OutboxProcessor implements AutoCloseable {
     private @Nullable Engine engine;
     private @Nullable GroupCommitQueue<AggregateWork> completionWriter;
 
+    /** Present when handler calls have a time limit. */
+    private final @Nullable HandlerTimeouts timeouts;
+
     private OutboxProcessor(Builder builder) {
         this.store = Objects.requireNonNull(builder.store, "OutboxProcessor.builder(): recordStore is required");
         this.handler = Objects.requireNonNull(builder.handler, "OutboxProcessor.builder(): handler is required");
@@ -100,6 +103,7 @@ public final class OutboxProcessor implements AutoCloseable {
         this.clock = builder.clock;
         this.options = builder.options;
         this.workerThreadFactory = builder.workerThreadFactory;
+        this.timeouts = options.handlerTimeout().map(HandlerTimeouts::new).orElse(null);
     }
 
     public static Builder builder() {
@@ -206,6 +210,9 @@ public final class OutboxProcessor implements AutoCloseable {
         }
         if (writer != null) {
             writer.close(joinMillis(options.shutdownTimeout()));
+        }
+        if (timeouts != null) {
+            timeouts.close();
         }
     }
 
@@ -358,7 +365,7 @@ public final class OutboxProcessor implements AutoCloseable {
                 }
                 work.handled++;
                 long started = System.nanoTime();
-                Throwable failure = invoke(record);
+                Throwable failure = invoke(record, work);
                 Duration handlerTime = Duration.ofNanos(System.nanoTime() - started);
                 if (failure == null) {
                     completions.add(new Completion(record, handlerTime));
@@ -414,17 +421,32 @@ public final class OutboxProcessor implements AutoCloseable {
     private record Completion(OutboxRecord record, Duration handlerTime) {
     }
 
-    /** Calls the handler; returns what it threw, or null. */
-    private @Nullable Throwable invoke(OutboxRecord record) {
+    /**
+     * Calls the handler; returns what it threw (an Error included), or null. A call past the handler timeout is
+     * interrupted and fails with {@link HandlerTimeoutException}. Afterwards the worker's interrupt flag is cleared,
+     * whoever set it (the handler itself, or the timeout), unless stop() gave up on the work: a stale flag would make
+     * the storing of the outcome fail, and the record would run again without its failure ever being recorded.
+     */
+    private @Nullable Throwable invoke(OutboxRecord record, AggregateWork work) {
+        HandlerTimeouts.Deadline deadline = timeouts == null ? null : timeouts.start(Thread.currentThread());
+        Throwable failure = null;
         try {
             observation.observeProcessing(record, () -> handler.process(record));
-            return null;
         } catch (Throwable e) {
-            if (e instanceof InterruptedException) {
-                Thread.currentThread().interrupt();
-            }
-            return e;
+            failure = e;
         }
+        boolean timedOut = deadline != null && deadline.finish();
+        if (work.isAbandoned()) {
+            Thread.currentThread().interrupt();
+            return failure;
+        }
+        if (Thread.interrupted() && !timedOut) {
+            log.debug("Outbox record {}: the handler left its thread interrupted; cleared", record.getId());
+        }
+        if (timedOut && failure != null) {
+            return new HandlerTimeoutException(timeouts.timeout(), failure);
+        }
+        return failure;
     }
 
     /** Stores the completions in one round trip and one transaction (deleting the rows instead when so configured). */

@@ -2,6 +2,9 @@ package dev.outbox.processing;
 
 import java.time.Duration;
 import java.util.Objects;
+import java.util.Optional;
+import java.util.function.Consumer;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Immutable settings of an {@link OutboxProcessor}. Start from {@link #defaults()} and change with {@code withX}.
@@ -27,9 +30,7 @@ public final class ProcessingOptions {
     static final int MAX_BATCH_SIZE = 10_000;
     static final int MAX_CONCURRENCY = 1_000;
 
-    private static final ProcessingOptions DEFAULTS = new ProcessingOptions(DEFAULT_POLL_INTERVAL, DEFAULT_BATCH_SIZE,
-            DEFAULT_STOP_ON_FIRST_FAILURE, DEFAULT_CONCURRENCY, DEFAULT_MAX_RETRIES, DEFAULT_SHUTDOWN_TIMEOUT,
-            DEFAULT_DELETE_COMPLETED_RECORDS);
+    private static final ProcessingOptions DEFAULTS = new ProcessingOptions(new Values());
 
     private final Duration pollInterval;
     private final int batchSize;
@@ -38,16 +39,18 @@ public final class ProcessingOptions {
     private final int maxRetries;
     private final Duration shutdownTimeout;
     private final boolean deleteCompletedRecords;
+    private final @Nullable Duration handlerTimeout;
 
-    private ProcessingOptions(Duration pollInterval, int batchSize, boolean stopOnFirstFailure, int concurrency,
-            int maxRetries, Duration shutdownTimeout, boolean deleteCompletedRecords) {
-        this.pollInterval = positive("outbox.poll-interval", pollInterval);
-        this.batchSize = inRange("outbox.batch-size", batchSize, 1, MAX_BATCH_SIZE);
-        this.stopOnFirstFailure = stopOnFirstFailure;
-        this.concurrency = inRange("outbox.processing.concurrency", concurrency, 1, MAX_CONCURRENCY);
-        this.maxRetries = inRange("outbox.retry.max-retries", maxRetries, 0, Integer.MAX_VALUE - 1);
-        this.shutdownTimeout = positive("outbox.instance.graceful-shutdown-timeout-seconds", shutdownTimeout);
-        this.deleteCompletedRecords = deleteCompletedRecords;
+    private ProcessingOptions(Values values) {
+        this.pollInterval = positive("outbox.poll-interval", values.pollInterval);
+        this.batchSize = inRange("outbox.batch-size", values.batchSize, 1, MAX_BATCH_SIZE);
+        this.stopOnFirstFailure = values.stopOnFirstFailure;
+        this.concurrency = inRange("outbox.processing.concurrency", values.concurrency, 1, MAX_CONCURRENCY);
+        this.maxRetries = inRange("outbox.retry.max-retries", values.maxRetries, 0, Integer.MAX_VALUE - 1);
+        this.shutdownTimeout = positive("outbox.instance.graceful-shutdown-timeout-seconds", values.shutdownTimeout);
+        this.deleteCompletedRecords = values.deleteCompletedRecords;
+        this.handlerTimeout = values.handlerTimeout == null ? null
+                : positive("outbox.processing.handler-timeout", values.handlerTimeout);
     }
 
     public static ProcessingOptions defaults() {
@@ -83,46 +86,80 @@ public final class ProcessingOptions {
         return deleteCompletedRecords;
     }
 
+    /**
+     * {@code outbox.processing.handler-timeout}: how long one handler call may take before its thread is interrupted
+     * and the attempt counts as failed; empty (the default) for no limit.
+     */
+    public Optional<Duration> handlerTimeout() {
+        return Optional.ofNullable(handlerTimeout);
+    }
+
     public ProcessingOptions withDeleteCompletedRecords(boolean deleteCompletedRecords) {
-        return new ProcessingOptions(pollInterval, batchSize, stopOnFirstFailure, concurrency, maxRetries,
-                shutdownTimeout, deleteCompletedRecords);
+        return with(values -> values.deleteCompletedRecords = deleteCompletedRecords);
     }
 
     public ProcessingOptions withPollInterval(Duration pollInterval) {
-        return new ProcessingOptions(pollInterval, batchSize, stopOnFirstFailure, concurrency, maxRetries,
-                shutdownTimeout, deleteCompletedRecords);
+        return with(values -> values.pollInterval = pollInterval);
     }
 
     public ProcessingOptions withBatchSize(int batchSize) {
-        return new ProcessingOptions(pollInterval, batchSize, stopOnFirstFailure, concurrency, maxRetries,
-                shutdownTimeout, deleteCompletedRecords);
+        return with(values -> values.batchSize = batchSize);
     }
 
     public ProcessingOptions withStopOnFirstFailure(boolean stopOnFirstFailure) {
-        return new ProcessingOptions(pollInterval, batchSize, stopOnFirstFailure, concurrency, maxRetries,
-                shutdownTimeout, deleteCompletedRecords);
+        return with(values -> values.stopOnFirstFailure = stopOnFirstFailure);
     }
 
     public ProcessingOptions withConcurrency(int concurrency) {
-        return new ProcessingOptions(pollInterval, batchSize, stopOnFirstFailure, concurrency, maxRetries,
-                shutdownTimeout, deleteCompletedRecords);
+        return with(values -> values.concurrency = concurrency);
     }
 
     public ProcessingOptions withMaxRetries(int maxRetries) {
-        return new ProcessingOptions(pollInterval, batchSize, stopOnFirstFailure, concurrency, maxRetries,
-                shutdownTimeout, deleteCompletedRecords);
+        return with(values -> values.maxRetries = maxRetries);
     }
 
     public ProcessingOptions withShutdownTimeout(Duration shutdownTimeout) {
-        return new ProcessingOptions(pollInterval, batchSize, stopOnFirstFailure, concurrency, maxRetries,
-                shutdownTimeout, deleteCompletedRecords);
+        return with(values -> values.shutdownTimeout = shutdownTimeout);
+    }
+
+    /** A limit on each handler call; null for none. See {@link #handlerTimeout()}. */
+    public ProcessingOptions withHandlerTimeout(@Nullable Duration handlerTimeout) {
+        return with(values -> values.handlerTimeout = handlerTimeout);
+    }
+
+    /** A copy with one value changed, checked like every other. */
+    private ProcessingOptions with(Consumer<Values> change) {
+        Values values = new Values();
+        values.pollInterval = pollInterval;
+        values.batchSize = batchSize;
+        values.stopOnFirstFailure = stopOnFirstFailure;
+        values.concurrency = concurrency;
+        values.maxRetries = maxRetries;
+        values.shutdownTimeout = shutdownTimeout;
+        values.deleteCompletedRecords = deleteCompletedRecords;
+        values.handlerTimeout = handlerTimeout;
+        change.accept(values);
+        return new ProcessingOptions(values);
+    }
+
+    /** The unchecked values an instance is built from, starting as the defaults. */
+    private static final class Values {
+        Duration pollInterval = DEFAULT_POLL_INTERVAL;
+        int batchSize = DEFAULT_BATCH_SIZE;
+        boolean stopOnFirstFailure = DEFAULT_STOP_ON_FIRST_FAILURE;
+        int concurrency = DEFAULT_CONCURRENCY;
+        int maxRetries = DEFAULT_MAX_RETRIES;
+        Duration shutdownTimeout = DEFAULT_SHUTDOWN_TIMEOUT;
+        boolean deleteCompletedRecords = DEFAULT_DELETE_COMPLETED_RECORDS;
+        @Nullable Duration handlerTimeout;
     }
 
     @Override
     public String toString() {
         return "pollInterval=" + pollInterval + ", batchSize=" + batchSize + ", stopOnFirstFailure="
                 + stopOnFirstFailure + ", concurrency=" + concurrency + ", maxRetries=" + maxRetries
-                + ", shutdownTimeout=" + shutdownTimeout + ", deleteCompletedRecords=" + deleteCompletedRecords;
+                + ", shutdownTimeout=" + shutdownTimeout + ", deleteCompletedRecords=" + deleteCompletedRecords
+                + (handlerTimeout == null ? "" : ", handlerTimeout=" + handlerTimeout);
     }
 
     private static Duration positive(String property, Duration value) {

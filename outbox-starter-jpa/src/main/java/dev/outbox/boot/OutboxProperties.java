@@ -6,6 +6,7 @@ import dev.outbox.retry.OutboxRetryPolicy;
 import java.time.Duration;
 import java.time.temporal.ChronoUnit;
 import java.util.function.Supplier;
+import org.jspecify.annotations.Nullable;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.boot.context.properties.bind.DefaultValue;
 import org.springframework.boot.convert.DurationUnit;
@@ -116,12 +117,16 @@ public record OutboxProperties(
      *     (true), or let them proceed independently (false)
      * @param concurrency aggregates processed in parallel; records of one aggregate are always sequential (1..1000)
      * @param deleteCompletedRecords delete records once handled instead of keeping them as COMPLETED
+     * @param handlerTimeout how long one handler call may take; past it the handler's thread is interrupted and the
+     *     attempt fails (a handler that ignores interrupts keeps its aggregate waiting until it returns). Unset: no
+     *     limit
      */
     public record Processing(
             @DefaultValue("true") boolean enabled,
             @DefaultValue("true") boolean stopOnFirstFailure,
             @DefaultValue("4") int concurrency,
-            @DefaultValue("false") boolean deleteCompletedRecords) {
+            @DefaultValue("false") boolean deleteCompletedRecords,
+            @Nullable Duration handlerTimeout) {
     }
 
     /**
@@ -259,6 +264,7 @@ public record OutboxProperties(
                 .withConcurrency(processing.concurrency())
                 .withMaxRetries(retry.maxRetries())
                 .withDeleteCompletedRecords(processing.deleteCompletedRecords())
+                .withHandlerTimeout(processing.handlerTimeout())
                 .withShutdownTimeout(Duration.ofSeconds(instance.gracefulShutdownTimeoutSeconds()));
     }
 }

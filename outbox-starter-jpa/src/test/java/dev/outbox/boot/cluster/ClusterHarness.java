@@ -9,6 +9,8 @@ import dev.outbox.partition.PartitionHasher;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
+import java.net.InetSocketAddress;
+import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -66,6 +68,8 @@ final class ClusterHarness implements AutoCloseable {
     private final Map<String, ClusterNode> nodes = new LinkedHashMap<>();
     /** Nodes the test has not stopped on purpose: a wait fails at once when one of them has died. */
     private final Set<String> expectedAlive = new HashSet<>();
+    /** When set, nodes reach the database through this local port (a {@link TcpProxy}) instead of directly. */
+    private int nodeDatabasePort;
     private int roundsInserted;
     private long recordsInserted;
 
@@ -123,8 +127,10 @@ final class ClusterHarness implements AutoCloseable {
     /** The Spring properties of a node; its id also names its database sessions, for the observation triggers. */
     List<String> nodeProperties(String instanceId) {
         boolean postgres = dialect == DatabaseDialect.POSTGRESQL;
-        String url = postgres ? database.jdbcUrl() + (database.jdbcUrl().contains("?") ? "&" : "?")
-                + "ApplicationName=" + instanceId : database.jdbcUrl();
+        String direct = nodeDatabasePort == 0 ? database.jdbcUrl()
+                : database.jdbcUrl().replaceFirst("//[^/]+/", "//127.0.0.1:" + nodeDatabasePort + "/");
+        String url = postgres ? direct + (database.jdbcUrl().contains("?") ? "&" : "?")
+                + "ApplicationName=" + instanceId : direct;
         List<String> properties = new ArrayList<>(List.of(
                 "spring.datasource.url=" + url,
                 "spring.datasource.username=" + database.username(),
@@ -149,6 +155,17 @@ final class ClusterHarness implements AutoCloseable {
         return properties;
     }
 
+    /** The database's host and port as the test reaches it, for a proxy in front of it. */
+    InetSocketAddress databaseAddress() {
+        URI uri = URI.create(database.jdbcUrl().substring("jdbc:".length()));
+        return InetSocketAddress.createUnresolved(uri.getHost(), uri.getPort());
+    }
+
+    /** Nodes started from now on reach the database through {@code port} on 127.0.0.1. */
+    void routeNodesThrough(int port) {
+        this.nodeDatabasePort = port;
+    }
+
     // ---- nodes ------------------------------------------------------------------------------------------------
 
     /**
@@ -167,6 +184,11 @@ final class ClusterHarness implements AutoCloseable {
     void startNodes(List<String> instanceIds, String... extraProperties) {
         instanceIds.forEach(id -> startNode(id, extraProperties));
         instanceIds.forEach(this::awaitUp);
+    }
+
+    /** Waits until {@code done}, failing at once if a node that should run has died meanwhile. */
+    void awaitWhileNodesLive(String what, Callable<Boolean> done) {
+        awaitState(what, DEADLINE, Duration.ofMillis(200), done, Boolean::booleanValue);
     }
 
     /** Waits for the node's row in {@code outbox_instance}. */

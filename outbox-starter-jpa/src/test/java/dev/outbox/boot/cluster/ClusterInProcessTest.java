@@ -123,6 +123,40 @@ class ClusterInProcessTest {
         }
     }
 
+    /**
+     * Liveness and ownership are judged by the database's clock only: two nodes whose clocks are a minute apart
+     * (+30 s and -30 s, beyond the 4-s stale timeout many times over) balance, and stay balanced heartbeat after
+     * heartbeat, with no node taken for dead.
+     */
+    @Test
+    void twoInstancesWhoseClocksAreAMinuteApartAgreeOnLivenessAndOwnership(TestInfo test) {
+        try (ClusterHarness cluster = ClusterHarness.create(name(test));
+                InProcessNodes nodes = new InProcessNodes(cluster)) {
+            nodes.startWith("node-1", "cluster.clock-offset=30s");
+            nodes.startWith("node-2", "cluster.clock-offset=-30s");
+            PartitionTable balanced = cluster.awaitBalanced("node-1", "node-2");
+            int changesWhenBalanced = cluster.ownershipChanges().size();
+            Instant balancedAt = cluster.lastHeartbeatOf("node-1");
+
+            // Eight more heartbeats of each node, by the database's clock: twice the stale timeout.
+            Instant later = balancedAt.plus(STALE_TIMEOUT.multipliedBy(2));
+            org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(200))
+                    .until(() -> !cluster.lastHeartbeatOf("node-1").isBefore(later)
+                            && !cluster.lastHeartbeatOf("node-2").isBefore(later));
+
+            report(test, "clocks +30 s and -30 s: balanced %s; %d ownership changes to balance, %d after, over %s of "
+                    + "heartbeats; departures %s", balanced, changesWhenBalanced,
+                    cluster.ownershipChanges().size() - changesWhenBalanced, STALE_TIMEOUT.multipliedBy(2),
+                    cluster.departuresOf("node-1").size() + cluster.departuresOf("node-2").size());
+            assertThat(cluster.ownershipChanges()).as("no partition moved once balanced")
+                    .hasSize(changesWhenBalanced);
+            assertThat(cluster.departuresOf("node-1")).as("node-1 never removed as stale").isEmpty();
+            assertThat(cluster.departuresOf("node-2")).as("node-2 never removed as stale").isEmpty();
+            assertThat(cluster.partitionTable().countsByOwner()).containsOnly(
+                    Map.entry("node-1", 128), Map.entry("node-2", 128));
+        }
+    }
+
     /** The application contexts of the test; closes those still open. */
     private static final class InProcessNodes implements AutoCloseable {
 
@@ -139,6 +173,11 @@ class ClusterInProcessTest {
             for (String instanceId : instanceIds) {
                 contexts.put(instanceId, run(instanceId));
             }
+        }
+
+        /** A node with properties of its own besides the test's. */
+        void startWith(String instanceId, String... properties) {
+            contexts.put(instanceId, run(instanceId, properties));
         }
 
         /** An application that only writes: no background processing, so no cluster membership. */

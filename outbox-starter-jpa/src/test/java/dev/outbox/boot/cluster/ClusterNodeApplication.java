@@ -1,6 +1,7 @@
 package dev.outbox.boot.cluster;
 
 import dev.outbox.jpa.dialect.DatabaseDialect;
+import java.time.Clock;
 import java.time.Duration;
 import javax.sql.DataSource;
 import org.springframework.beans.factory.annotation.Value;
@@ -33,6 +34,12 @@ public class ClusterNodeApplication {
     HandledRecordWriter handledRecordWriter(DataSource dataSource, DatabaseDialect dialect,
             @Value("${outbox.instance.id}") String instanceId, @Value("${cluster.handler-pause:0ms}") Duration pause) {
         return new HandledRecordWriter(new JdbcTemplate(dataSource), dialect, instanceId, pause);
+    }
+
+    /** {@code cluster.clock-offset} (default none) skews this node's clock, for the clock-skew scenario. */
+    @Bean
+    Clock clock(@Value("${cluster.clock-offset:0s}") Duration offset) {
+        return Clock.offset(Clock.systemUTC(), offset);
     }
 
     /**
