@@ -71,6 +71,7 @@ class OutboxAutoConfigurationTest {
             assertThat(options.shutdownTimeout()).isEqualTo(ProcessingOptions.DEFAULT_SHUTDOWN_TIMEOUT);
             assertThat(options.deleteCompletedRecords())
                     .isEqualTo(ProcessingOptions.DEFAULT_DELETE_COMPLETED_RECORDS);
+            assertThat(options.handlerTimeout()).isEqualTo(defaults.handlerTimeout()).isEmpty();
             assertThat(Duration.ofSeconds(properties.instance().heartbeatIntervalSeconds()))
                     .isEqualTo(ClusterCoordinator.Builder.DEFAULT_HEARTBEAT_INTERVAL);
             assertThat(Duration.ofSeconds(properties.instance().staleInstanceTimeoutSeconds()))
@@ -279,6 +280,8 @@ class OutboxAutoConfigurationTest {
             "outbox.batch-size=0 | outbox.batch-size must be between 1 and 10000 but was 0",
             "outbox.poll-interval=-5 | outbox.poll-interval must be positive",
             "outbox.processing.concurrency=0 | outbox.processing.concurrency must be between 1 and 1000 but was 0",
+            "outbox.processing.handler-timeout=0s | outbox.processing.handler-timeout must be positive but was PT0S",
+            "outbox.processing.handler-timeout=-2s | outbox.processing.handler-timeout must be positive but was PT-2S",
             "outbox.retry.max-retries=-1 | outbox.retry.max-retries must be between 0 and",
             "outbox.retry.exponential.multiplier=0.5 | outbox.retry.exponential: multiplier must be",
             "outbox.retry.fixed.delay=-1s | outbox.retry.fixed: delay must be >= 0",

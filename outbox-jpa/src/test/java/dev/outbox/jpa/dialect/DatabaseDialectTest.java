@@ -18,6 +18,29 @@ class DatabaseDialectTest {
     }
 
     @Test
+    void detectionFromAnUnsupportedDataSourceFailsNamingItAndTheSupportedOnes() {
+        javax.sql.DataSource derby = (javax.sql.DataSource) java.lang.reflect.Proxy.newProxyInstance(
+                getClass().getClassLoader(), new Class<?>[] {javax.sql.DataSource.class}, (ds, dsMethod, dsArgs) ->
+                        switch (dsMethod.getName()) {
+                            case "getConnection" -> java.lang.reflect.Proxy.newProxyInstance(
+                                    getClass().getClassLoader(), new Class<?>[] {java.sql.Connection.class},
+                                    (c, cMethod, cArgs) -> switch (cMethod.getName()) {
+                                        case "getMetaData" -> java.lang.reflect.Proxy.newProxyInstance(
+                                                getClass().getClassLoader(),
+                                                new Class<?>[] {java.sql.DatabaseMetaData.class},
+                                                (m, mMethod, mArgs) -> "Apache Derby");
+                                        case "close" -> null;
+                                        default -> throw new UnsupportedOperationException(cMethod.getName());
+                                    });
+                            default -> throw new UnsupportedOperationException(dsMethod.getName());
+                        });
+
+        assertThatThrownBy(() -> DatabaseDialect.detect(derby)).isInstanceOf(IllegalStateException.class)
+                .hasMessage("Outbox does not support the database 'Apache Derby'; supported: PostgreSQL, H2, MariaDB, "
+                        + "MySQL");
+    }
+
+    @Test
     void mariaDbAndMySqlShareTheirStatementsAndTellTimeInUtc() {
         assertThat(DatabaseDialect.MARIADB.statements().get("instance.heartbeat"))
                 .isEqualTo(DatabaseDialect.MYSQL.statements().get("instance.heartbeat"))

@@ -321,6 +321,56 @@ public abstract class AbstractOutboxAcceptanceTest {
                 .until(() -> repository(second).countByStatus(OutboxRecordStatus.COMPLETED) == 300);
     }
 
+    @Test
+    final void twoInstancesShareThePartitionsAndOneHandsThemAllOverWhenItStops() {
+        String[] cluster = {"outbox.poll-interval=100ms", "outbox.instance.heartbeat-interval-seconds=1",
+            "outbox.instance.stale-instance-timeout-seconds=4",
+            "outbox.instance.new-instance-detection-interval-seconds=1"};
+        ConfigurableApplicationContext first = start(null, with(cluster, "outbox.instance.id=first"));
+        start(null, with(cluster, "outbox.instance.id=second"));
+        await().atMost(DEADLINE).until(() -> owners().equals(Map.of("first", 128L, "second", 128L)));
+
+        writeNumbered(first, 0, 200);
+        await().atMost(DEADLINE).until(() -> processor.handled().size() >= 200);
+        first.close();
+        contexts.remove(first);
+        assertThat(owners()).as("released on close, not left to go stale").doesNotContainKey("first");
+        await().atMost(DEADLINE).until(() -> owners().equals(Map.of("second", 256L)));
+        writeNumbered(contexts.get(0), 200, 400);
+        await().atMost(DEADLINE).until(() -> processor.handled().size() >= 400);
+
+        assertThat(new HashSet<>(processor.handled().stream().map(OutboxRecord::getId).toList())).hasSize(400);
+        assertThat(processor.handled()).hasSize(400);
+        processor.handledPayloadsByAggregate().forEach((aggregate, payloads) -> {
+            int a = Integer.parseInt(aggregate.substring("aggregate-".length()));
+            assertThat(payloads).as("order of %s across the hand-over", aggregate).isEqualTo(
+                    IntStream.range(0, 400).filter(n -> n % 20 == a).mapToObj(n -> "{\"n\":" + n + "}").toList());
+        });
+    }
+
+    private static String[] with(String[] properties, String more) {
+        String[] all = java.util.Arrays.copyOf(properties, properties.length + 1);
+        all[properties.length] = more;
+        return all;
+    }
+
+    /** Owner of each partition, counted; partitions without an owner are left out. */
+    private Map<String, Long> owners() {
+        return jdbc().query("SELECT owner_instance_id, COUNT(*) FROM outbox_partition"
+                + " WHERE owner_instance_id IS NOT NULL GROUP BY owner_instance_id",
+                (rs, row) -> Map.entry(rs.getString(1), rs.getLong(2))).stream()
+                .collect(java.util.stream.Collectors.toMap(Map.Entry::getKey, Map.Entry::getValue));
+    }
+
+    private static void writeNumbered(ConfigurableApplicationContext app, int from, int to) {
+        Outbox outbox = app.getBean(Outbox.class);
+        new TransactionTemplate(app.getBean(PlatformTransactionManager.class)).executeWithoutResult(status -> {
+            for (int n = from; n < to; n++) {
+                outbox.schedule(new Numbered(n), "aggregate-" + (n % 20));
+            }
+        });
+    }
+
     /** An event type of the tests; serialized by the application's Jackson mapper as {@code {"n":…}}. */
     public record Numbered(int n) {
     }
