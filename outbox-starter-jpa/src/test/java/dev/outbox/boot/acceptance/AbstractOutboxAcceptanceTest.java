@@ -8,7 +8,7 @@ import dev.outbox.Outbox;
 import dev.outbox.OutboxRecord;
 import dev.outbox.OutboxRecordRepository;
 import dev.outbox.OutboxRecordStatus;
-import dev.outbox.jpa.testing.TestDatabase;
+import dev.outbox.boot.testing.DatabasePerTestClass;
 import dev.outbox.partition.PartitionHasher;
 import dev.outbox.processing.OutboxProcessor;
 import dev.outbox.testing.MutableClock;
@@ -24,12 +24,9 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.IntStream;
 import org.jspecify.annotations.Nullable;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.TestInstance;
 import org.springframework.boot.WebApplicationType;
 import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.context.ConfigurableApplicationContext;
@@ -41,33 +38,17 @@ import org.springframework.transaction.support.TransactionTemplate;
  * The behaviour users rely on, run through the starter against a real database: one subclass per database. Every
  * test starts the application the way users do (auto-configuration, Liquibase schema, a JPA business entity).
  */
-@TestInstance(TestInstance.Lifecycle.PER_CLASS)
-public abstract class AbstractOutboxAcceptanceTest {
+public abstract class AbstractOutboxAcceptanceTest extends DatabasePerTestClass {
 
     protected static final Duration DEADLINE = Duration.ofSeconds(120);
 
-    private TestDatabase database;
     private final List<ConfigurableApplicationContext> contexts = new ArrayList<>();
     private RecordingProcessor processor;
-
-    protected abstract TestDatabase.Kind databaseKind();
-
-    @BeforeAll
-    final void createDatabase() {
-        database = TestDatabase.create(databaseKind());
-    }
-
-    @AfterAll
-    final void dropDatabase() {
-        if (database != null) {
-            database.close();
-        }
-    }
 
     @BeforeEach
     final void emptyTables() {
         processor = new RecordingProcessor();
-        JdbcTemplate jdbc = new JdbcTemplate(database.dataSource());
+        JdbcTemplate jdbc = new JdbcTemplate(database().dataSource());
         for (String table : List.of("outbox_record", "test_order")) {
             try {
                 jdbc.update("DELETE FROM " + table);
@@ -384,7 +365,7 @@ public abstract class AbstractOutboxAcceptanceTest {
     }
 
     private JdbcTemplate jdbc() {
-        return new JdbcTemplate(database.dataSource());
+        return new JdbcTemplate(database().dataSource());
     }
 
     private static void awaitQuietly(CountDownLatch latch) {
@@ -402,10 +383,8 @@ public abstract class AbstractOutboxAcceptanceTest {
 
     /** Starts an application on the test database, with a settable clock when given, and these properties. */
     protected final ConfigurableApplicationContext start(@Nullable Clock clock, String... properties) {
-        List<String> all = new ArrayList<>(List.of(
-                "spring.datasource.url=" + database.jdbcUrl(),
-                "spring.datasource.username=" + database.username(),
-                "spring.datasource.password=" + database.password(),
+        List<String> all = new ArrayList<>(dataSourceProperties());
+        all.addAll(List.of(
                 "spring.datasource.hikari.maximum-pool-size=8",
                 "spring.jpa.hibernate.ddl-auto=validate",
                 "spring.jpa.open-in-view=false",

@@ -10,7 +10,7 @@ import dev.outbox.OutboxRecordStatus;
 import dev.outbox.admin.OutboxAdmin;
 import dev.outbox.boot.handlers.ShippingHandlers.Call;
 import dev.outbox.boot.handlers.ShippingHandlers.OrderShipped;
-import dev.outbox.jpa.testing.TestDatabase;
+import dev.outbox.boot.testing.DatabasePerTestClass;
 import dev.outbox.spi.FailedRecordFilter;
 import java.time.Clock;
 import java.time.Duration;
@@ -18,12 +18,9 @@ import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.Collectors;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.TestInstance;
 import org.springframework.boot.WebApplicationType;
 import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.context.ConfigurableApplicationContext;
@@ -35,37 +32,19 @@ import org.springframework.transaction.support.TransactionTemplate;
  * Typed handlers through the starter, on a real database: {@code @OutboxHandler} methods found among the beans, one
  * record per subscribed handler, each with its own state, retry policy and fallback. One subclass per database.
  */
-@TestInstance(TestInstance.Lifecycle.PER_CLASS)
-public abstract class AbstractTypedHandlersTest {
+public abstract class AbstractTypedHandlersTest extends DatabasePerTestClass {
 
     private static final Duration DEADLINE = Duration.ofSeconds(120);
 
-    private TestDatabase database;
     private ConfigurableApplicationContext app;
     private ShippingHandlers handlers;
-
-    protected abstract TestDatabase.Kind databaseKind();
-
-    @BeforeAll
-    final void createDatabase() {
-        database = TestDatabase.create(databaseKind());
-    }
-
-    @AfterAll
-    final void dropDatabase() {
-        if (database != null) {
-            database.close();
-        }
-    }
 
     @BeforeEach
     final void startApplication() {
         app = new SpringApplicationBuilder(HandlersApplication.class)
                 .web(WebApplicationType.NONE)
+                .properties(dataSourceProperties().toArray(String[]::new))
                 .properties(
-                        "spring.datasource.url=" + database.jdbcUrl(),
-                        "spring.datasource.username=" + database.username(),
-                        "spring.datasource.password=" + database.password(),
                         "spring.jpa.hibernate.ddl-auto=validate",
                         "spring.jpa.open-in-view=false",
                         "spring.main.banner-mode=off",
@@ -81,7 +60,7 @@ public abstract class AbstractTypedHandlersTest {
     @AfterEach
     final void stopApplication() {
         app.close();
-        new JdbcTemplate(database.dataSource()).update("DELETE FROM outbox_record");
+        new JdbcTemplate(database().dataSource()).update("DELETE FROM outbox_record");
     }
 
     @Test
@@ -233,7 +212,7 @@ public abstract class AbstractTypedHandlersTest {
     }
 
     private Map<OutboxRecordStatus, Long> statuses() {
-        return new JdbcTemplate(database.dataSource()).queryForList("SELECT status FROM outbox_record", String.class)
+        return new JdbcTemplate(database().dataSource()).queryForList("SELECT status FROM outbox_record", String.class)
                 .stream().collect(Collectors.groupingBy(OutboxRecordStatus::valueOf, Collectors.counting()));
     }
 }
