@@ -50,7 +50,8 @@ final class OutboxHandlerBeans {
 
     /**
      * The default retry policy: the application's {@code OutboxRetryPolicy} bean, not counting those that handlers name
-     * as their own; {@code outbox.retry.*} when there is none. With several, the one named {@code outboxRetryPolicy}.
+     * as their own; {@code outbox.retry.*} when there is none. With several, the one named {@code outboxRetryPolicy},
+     * else the {@code @Primary} one.
      */
     static OutboxRetryPolicy defaultRetryPolicy(ConfigurableListableBeanFactory beanFactory,
             Supplier<OutboxRetryPolicy> fromProperties) {
@@ -74,9 +75,16 @@ final class OutboxHandlerBeans {
         if (candidates.contains(DEFAULT_POLICY_NAME)) {
             return beanFactory.getBean(DEFAULT_POLICY_NAME, OutboxRetryPolicy.class);
         }
+        List<String> primary = candidates.stream()
+                .filter(name -> beanFactory.containsBeanDefinition(name)
+                        && beanFactory.getBeanDefinition(name).isPrimary())
+                .toList();
+        if (primary.size() == 1) {
+            return beanFactory.getBean(primary.get(0), OutboxRetryPolicy.class);
+        }
         throw new IllegalStateException("Outbox: " + candidates.size() + " OutboxRetryPolicy beans " + candidates
-                + " could each be the default retry policy; name the default one '" + DEFAULT_POLICY_NAME
-                + "', or name the others in @OutboxHandler(retryPolicy = ...)");
+                + " could each be the default retry policy; make the default one @Primary or name it '"
+                + DEFAULT_POLICY_NAME + "', or name the others in @OutboxHandler(retryPolicy = ...)");
     }
 
     private static @Nullable Class<?> userType(ConfigurableListableBeanFactory beanFactory, String name) {
