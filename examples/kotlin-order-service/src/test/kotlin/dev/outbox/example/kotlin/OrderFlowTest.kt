@@ -10,7 +10,7 @@ import org.springframework.beans.factory.annotation.Autowired
 import org.springframework.boot.test.context.SpringBootTest
 import java.time.Duration
 
-@SpringBootTest
+@SpringBootTest(properties = ["demo.enabled=false"])
 class OrderFlowTest @Autowired constructor(
     private val orders: OrderService,
     private val records: OutboxRecordRepository,
