@@ -22,12 +22,12 @@ public final class OutboxAdmin {
 
     private final RecordAdministration store;
     private final Clock clock;
-    private final Runnable afterRetry;
+    private final Runnable afterChange;
 
     private OutboxAdmin(Builder builder) {
         this.store = Objects.requireNonNull(builder.store, "OutboxAdmin.builder(): store is required");
         this.clock = builder.clock;
-        this.afterRetry = builder.afterRetry;
+        this.afterChange = builder.afterChange;
     }
 
     public static Builder builder() {
@@ -47,7 +47,7 @@ public final class OutboxAdmin {
         boolean done = store.retryFailed(requireId(recordId), clock.instant());
         log.info("Outbox admin: retry of record {}: {}", recordId, done ? "reset to NEW" : "not FAILED, unchanged");
         if (done) {
-            afterRetry.run();
+            afterChange.run();
         }
         return done;
     }
@@ -57,7 +57,7 @@ public final class OutboxAdmin {
         int count = store.retryAllFailed(Objects.requireNonNull(filter, "filter"), clock.instant());
         log.info("Outbox admin: {} FAILED record(s) matching {} reset to NEW", count, filter);
         if (count > 0) {
-            afterRetry.run();
+            afterChange.run();
         }
         return count;
     }
@@ -67,7 +67,7 @@ public final class OutboxAdmin {
         boolean done = store.skipFailed(requireId(recordId), clock.instant());
         log.info("Outbox admin: skip of record {}: {}", recordId, done ? "SKIPPED" : "not FAILED, unchanged");
         if (done) {
-            afterRetry.run(); // its aggregate's later records are due now
+            afterChange.run(); // its aggregate's later records are due now
         }
         return done;
     }
@@ -77,7 +77,7 @@ public final class OutboxAdmin {
         boolean done = store.deleteFailed(requireId(recordId));
         log.info("Outbox admin: delete of record {}: {}", recordId, done ? "deleted" : "no FAILED or SKIPPED record");
         if (done) {
-            afterRetry.run();
+            afterChange.run();
         }
         return done;
     }
@@ -93,7 +93,7 @@ public final class OutboxAdmin {
     public static final class Builder {
         private @Nullable RecordAdministration store;
         private Clock clock = Clock.systemUTC();
-        private Runnable afterRetry = () -> { };
+        private Runnable afterChange = () -> { };
 
         private Builder() {
         }
@@ -110,7 +110,7 @@ public final class OutboxAdmin {
 
         /** Run after records were made due again, e.g. {@code processor::wakeUp}. */
         public Builder afterChange(Runnable afterChange) {
-            this.afterRetry = Objects.requireNonNull(afterChange, "afterChange");
+            this.afterChange = Objects.requireNonNull(afterChange, "afterChange");
             return this;
         }
 

@@ -1,5 +1,6 @@
 package dev.outbox.handler;
 
+import dev.outbox.OutboxRecord;
 import dev.outbox.retry.OutboxRetryPolicy;
 import java.lang.reflect.Type;
 import java.util.Objects;
@@ -97,9 +98,9 @@ public final class HandlerRegistration<T> {
         if (id == null || id.isEmpty()) {
             throw new IllegalArgumentException("handler id must not be empty");
         }
-        if (id.length() > dev.outbox.OutboxRecord.MAX_HANDLER_ID_LENGTH) {
+        if (id.length() > OutboxRecord.MAX_HANDLER_ID_LENGTH) {
             throw new IllegalArgumentException("handler id is " + id.length() + " characters long; the limit is "
-                    + dev.outbox.OutboxRecord.MAX_HANDLER_ID_LENGTH + " characters");
+                    + OutboxRecord.MAX_HANDLER_ID_LENGTH + " characters");
         }
         if (!ID.matcher(id).matches()) {
             throw new IllegalArgumentException("handler id '" + id

@@ -13,6 +13,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
@@ -317,9 +318,9 @@ public final class ClusterCoordinator implements PartitionOwnership, AutoCloseab
     }
 
     /** Time since the last successful heartbeat, by the monotonic clock; empty before the first one. */
-    public java.util.Optional<Duration> sinceLastHeartbeat() {
-        return heartbeatSucceeded ? java.util.Optional.of(Duration.ofNanos(nanoClock.getAsLong() - lastHeartbeatNanos))
-                : java.util.Optional.empty();
+    public Optional<Duration> sinceLastHeartbeat() {
+        return heartbeatSucceeded ? Optional.of(Duration.ofNanos(nanoClock.getAsLong() - lastHeartbeatNanos))
+                : Optional.empty();
     }
 
     /** True from {@link #beginShutdown()} or {@link #close()} on. */

@@ -76,7 +76,7 @@ public final class OutboxProcessor implements AutoCloseable {
     /** Guards the aggregates in hand and wake-ups; {@link #changed} signals both. */
     private final ReentrantLock stateLock = new ReentrantLock();
     private final Condition changed = stateLock.newCondition();
-    private final Map<Lane, AggregateWork> busyAggregates = new HashMap<>();
+    private final Map<Lane, AggregateWork> busyLanes = new HashMap<>();
     private @Nullable Set<Lane> releasedDuringFetch;
     private int outstandingRecords;
     private long releaseCount;
@@ -294,9 +294,9 @@ public final class OutboxProcessor implements AutoCloseable {
                 stopWatchingReleases();
                 throw e;
             }
-            Map<Lane, List<OutboxRecord>> byAggregate = new LinkedHashMap<>();
+            Map<Lane, List<OutboxRecord>> byLane = new LinkedHashMap<>();
             for (OutboxRecord record : due) {
-                byAggregate.computeIfAbsent(Lane.of(record), lane -> new ArrayList<>())
+                byLane.computeIfAbsent(Lane.of(record), lane -> new ArrayList<>())
                         .add(record.withEpoch(owned.epochOf(record.getPartition())));
             }
             Engine engine;
@@ -306,20 +306,20 @@ public final class OutboxProcessor implements AutoCloseable {
                 stopWatchingReleases();
                 throw e;
             }
-            List<AggregateWork> dispatched = new ArrayList<>(byAggregate.size());
+            List<AggregateWork> dispatched = new ArrayList<>(byLane.size());
             int skipped = 0;
             stateLock.lock();
             try {
                 // Releases are watched until this decision, not just until the query returned.
                 this.releasedDuringFetch = null;
-                for (Map.Entry<Lane, List<OutboxRecord>> aggregate : byAggregate.entrySet()) {
-                    if (busyAggregates.containsKey(aggregate.getKey())
-                            || releasedDuringFetch.contains(aggregate.getKey())) {
-                        skipped += aggregate.getValue().size();
+                for (Map.Entry<Lane, List<OutboxRecord>> lane : byLane.entrySet()) {
+                    if (busyLanes.containsKey(lane.getKey())
+                            || releasedDuringFetch.contains(lane.getKey())) {
+                        skipped += lane.getValue().size();
                         continue;
                     }
-                    AggregateWork work = new AggregateWork(aggregate.getKey(), aggregate.getValue(), engine);
-                    busyAggregates.put(work.lane, work);
+                    AggregateWork work = new AggregateWork(lane.getKey(), lane.getValue(), engine);
+                    busyLanes.put(work.lane, work);
                     outstandingRecords += work.records.size();
                     // Counted before the ownership checks: a coordinator that takes the partition away and then sees
                     // nothing in flight knows that no record of it will start, and that every outcome is stored.
@@ -475,7 +475,7 @@ public final class OutboxProcessor implements AutoCloseable {
         }
         stateLock.lock();
         try {
-            busyAggregates.remove(work.lane);
+            busyLanes.remove(work.lane);
             if (releasedDuringFetch != null) {
                 releasedDuringFetch.add(work.lane);
             }

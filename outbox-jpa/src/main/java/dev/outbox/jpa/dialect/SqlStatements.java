@@ -21,11 +21,8 @@ public final class SqlStatements {
 
     /** The statement with this key; fails naming the key when the resources lack it. */
     public String get(String key) {
-        String sql = statements.getProperty(Objects.requireNonNull(key, "key"));
-        if (sql == null) {
-            throw new IllegalStateException("Outbox: no SQL statement '" + key + "' for " + dialect);
-        }
-        return sql.strip();
+        return find(key).orElseThrow(
+                () -> new IllegalStateException("Outbox: no SQL statement '" + key + "' for " + dialect));
     }
 
     /** The statement with this key, or empty when this database has none (an optional, faster form). */
