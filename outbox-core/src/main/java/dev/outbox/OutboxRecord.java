@@ -1,6 +1,5 @@
 package dev.outbox;
 
-import com.google.common.base.Utf8;
 import dev.outbox.partition.PartitionHasher;
 import java.time.Clock;
 import java.time.Duration;
@@ -49,9 +48,9 @@ public final class OutboxRecord {
     private final long epoch;
 
     private OutboxRecord(RestoreBuilder b) {
-        this.id = requireText("id", b.id, 64);
-        this.aggregateId = requireText("aggregateId", b.aggregateId, MAX_AGGREGATE_ID_LENGTH);
-        this.eventType = requireText("eventType", b.eventType, MAX_EVENT_TYPE_LENGTH);
+        this.id = RecordFields.requireText("id", b.id, 64);
+        this.aggregateId = RecordFields.requireText("aggregateId", b.aggregateId, MAX_AGGREGATE_ID_LENGTH);
+        this.eventType = RecordFields.requireText("eventType", b.eventType, MAX_EVENT_TYPE_LENGTH);
         this.payload = Objects.requireNonNull(b.payload, "payload must not be null");
         this.partition = b.partition == null ? PartitionHasher.partitionOf(aggregateId) : b.partition;
         if (partition != PartitionHasher.partitionOf(aggregateId)) {
@@ -67,14 +66,10 @@ public final class OutboxRecord {
         this.retryCount = b.retryCount;
         this.nextRetryAt = Objects.requireNonNull(b.nextRetryAt, "nextRetryAt must not be null");
         this.sequence = b.sequence;
-        this.lastError = b.lastError;
-        if (b.traceContext != null && b.traceContext.length() > MAX_TRACE_CONTEXT_LENGTH) {
-            throw new IllegalArgumentException("traceContext must be at most " + MAX_TRACE_CONTEXT_LENGTH
-                    + " characters but was " + b.traceContext.length());
-        }
-        this.traceContext = b.traceContext;
+        this.lastError = RecordFields.optionalText("lastError", b.lastError, MAX_ERROR_LENGTH);
+        this.traceContext = RecordFields.optionalText("traceContext", b.traceContext, MAX_TRACE_CONTEXT_LENGTH);
         this.handlerId = b.handlerId == null || b.handlerId.isEmpty() ? null
-                : requireText("handlerId", b.handlerId, MAX_HANDLER_ID_LENGTH);
+                : RecordFields.requireText("handlerId", b.handlerId, MAX_HANDLER_ID_LENGTH);
         if (b.epoch < 0) {
             throw new IllegalArgumentException("epoch must be >= 0 but was " + b.epoch);
         }
@@ -161,7 +156,7 @@ public final class OutboxRecord {
     /** This record with the trace context of its write; see {@link #getTraceContext()}. */
     public OutboxRecord withTraceContext(@Nullable String traceContext) {
         return Objects.equals(traceContext, this.traceContext) ? this
-                : toBuilder().traceContext(traceContext).build();
+                : toBuilder().traceContext(RecordFields.withoutNul("traceContext", traceContext)).build();
     }
 
     /**
@@ -227,14 +222,10 @@ public final class OutboxRecord {
      * Checks a payload against a limit in UTF-8 bytes, the one rule every write path applies.
      *
      * @throws IllegalArgumentException naming {@code outbox.max-payload-size} when the payload is larger, or when it is
-     *     not valid UTF-16 text
+     *     not text every database can store (unpaired surrogates, U+0000)
      */
     public static void checkPayloadSize(String payload, int maxPayloadBytes) {
-        int bytes = payloadBytes(payload);
-        if (bytes > maxPayloadBytes) {
-            throw new IllegalArgumentException("payload is " + bytes + " bytes (UTF-8); the limit is "
-                    + maxPayloadBytes + " bytes (outbox.max-payload-size)");
-        }
+        RecordFields.checkPayloadSize(payload, maxPayloadBytes);
     }
 
     /** Checks a configured payload limit: at least one byte. */
@@ -243,35 +234,6 @@ public final class OutboxRecord {
             throw new IllegalArgumentException("outbox.max-payload-size must be >= 1 byte but was " + maxPayloadBytes);
         }
         return maxPayloadBytes;
-    }
-
-    /** UTF-8 size of a payload; rejects unpaired surrogates, which cannot be stored faithfully. */
-    private static int payloadBytes(String payload) {
-        try {
-            return Utf8.encodedLength(payload);
-        } catch (IllegalArgumentException e) {
-            throw new IllegalArgumentException("payload is not valid UTF-16 text: " + e.getMessage(), e);
-        }
-    }
-
-    private static String requireText(String field, @Nullable String value, int maxLength) {
-        if (value == null) {
-            throw new IllegalArgumentException(field + " must not be null");
-        }
-        if (value.isBlank()) {
-            throw new IllegalArgumentException(field + " must not be blank");
-        }
-        int length = value.codePointCount(0, value.length());
-        if (length > maxLength) {
-            throw new IllegalArgumentException(
-                    field + " is " + length + " characters long; the limit is " + maxLength + " characters");
-        }
-        try {
-            Utf8.encodedLength(value);
-        } catch (IllegalArgumentException e) {
-            throw new IllegalArgumentException(field + " is not valid UTF-16 text: " + e.getMessage(), e);
-        }
-        return value;
     }
 
     /** Builds a new record: validates the input, assigns an id and computes the partition. Not thread-safe. */
@@ -350,7 +312,7 @@ public final class OutboxRecord {
          * Validates and creates the record, due at once or when delayed delivery says. Throws
          * {@link IllegalArgumentException} naming the field for
          * a null or blank aggregate id or event type, an id or type longer than its column, text that is not valid
-         * UTF-16, or a payload over the limit.
+         * UTF-16 or contains U+0000 (which PostgreSQL cannot store), or a payload over the limit.
          */
         public OutboxRecord build(Clock clock) {
             Objects.requireNonNull(clock, "clock must not be null");
@@ -365,9 +327,12 @@ public final class OutboxRecord {
             } else if (deliverAfter != null) {
                 due = now.plus(deliverAfter);
             }
-            return new RestoreBuilder().id(RecordIds.next(now)).aggregateId(aggregateId).eventType(eventType)
+            return new RestoreBuilder().id(RecordIds.next(now))
+                    .aggregateId(RecordFields.withoutNul("aggregateId", aggregateId))
+                    .eventType(RecordFields.withoutNul("eventType", eventType))
+                    .handlerId(RecordFields.withoutNul("handlerId", handlerId))
                     .payload(payload).createdAt(now).status(OutboxRecordStatus.NEW).retryCount(0)
-                    .nextRetryAt(due).handlerId(handlerId).build();
+                    .nextRetryAt(due).build();
         }
     }
 

@@ -123,6 +123,51 @@ class OutboxRecordBuilderTest {
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("payload");
     }
 
+    // GH-12: PostgreSQL text cannot hold U+0000; it refused such a value at flush, failing the whole business
+    // transaction, and only on PostgreSQL. The record refuses it when built, on every database alike.
+    @ParameterizedTest
+    @ValueSource(strings = {"\u0000", "order\u00001", "order-1\u0000"})
+    void aNulCharacterInTheAggregateIdIsRejectedWhenBuilt(String withNul) {
+        assertThatThrownBy(() -> valid().aggregateId(withNul).build(clock))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("aggregateId").hasMessageContaining("U+0000");
+    }
+
+    @Test
+    void aNulCharacterInTheEventTypeOrHandlerIdIsRejectedWhenBuilt() {
+        assertThatThrownBy(() -> valid().eventType("Order\u0000Placed").build(clock))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("eventType").hasMessageContaining("U+0000");
+        assertThatThrownBy(() -> valid().handlerId("mailer\u0000").build(clock))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("handlerId").hasMessageContaining("U+0000");
+    }
+
+    @Test
+    void aNulCharacterInARawPayloadIsRejectedWhenBuiltNamingItsPosition() {
+        assertThatThrownBy(() -> valid().payload("{\"name\":\"a\u0000b\"}").build(clock))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("payload").hasMessageContaining("U+0000").hasMessageContaining("index 10");
+    }
+
+    @Test
+    void anEscapedNulInJsonIsOrdinaryText() {
+        assertThat(valid().payload("{\"name\":\"a\\u0000b\"}").build(clock).getPayload())
+                .isEqualTo("{\"name\":\"a\\u0000b\"}");
+    }
+
+    @Test
+    void aTraceContextWithANulCharacterIsRefusedButRowsReadBackAreTakenAsStored() {
+        OutboxRecord record = valid().build(clock);
+        assertThatThrownBy(() -> record.withTraceContext("00-\u0000"))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("traceContext");
+        // A row written by an earlier version on a database that kept U+0000 must stay processable.
+        OutboxRecord row = OutboxRecord.restore().id("row-1").aggregateId("a\u0000").eventType("E").payload("\u0000")
+                .createdAt(clock.instant()).lastError("boom\u0000").build();
+        assertThat(row.getAggregateId()).isEqualTo("a\u0000");
+        assertThat(row.getLastError()).isEqualTo("boom\u0000");
+    }
+
     // ---------------------------------------------------------------- payload
 
     @Test

@@ -3,7 +3,10 @@ package dev.outbox.processing;
 import com.google.common.base.Throwables;
 import dev.outbox.OutboxRecord;
 
-/** The bounded error text stored on a failed record: the exception and, if different, its root cause. */
+/**
+ * The bounded error text stored on a failed record: the exception and, if different, its root cause. U+0000, which
+ * PostgreSQL's text cannot hold, becomes U+FFFD: an error text the database refuses would lose the attempt.
+ */
 final class ErrorText {
 
     private ErrorText() {
@@ -15,7 +18,7 @@ final class ErrorText {
         if (root != error) {
             text = text + " (root cause: " + root + ")";
         }
-        return truncate(text, OutboxRecord.MAX_ERROR_LENGTH);
+        return truncate(text.replace('\u0000', '\uFFFD'), OutboxRecord.MAX_ERROR_LENGTH);
     }
 
     static String truncate(String text, int maxLength) {

@@ -64,6 +64,7 @@ class HandlerFaultsTest {
         OutboxRecord hangs = save("hangs");
         OutboxRecord interruptsAndThrows = save("interrupts-and-throws");
         OutboxRecord interruptsAndReturns = save("interrupts-and-returns");
+        OutboxRecord nulInMessage = save("nul-in-message");
         processor = OutboxProcessor.builder().recordStore(store).clock(Clock.systemUTC())
                 .retryPolicy(OutboxRetryPolicy.fixed(Duration.ofHours(1)))
                 .options(ProcessingOptions.defaults().withPollInterval(Duration.ofMillis(50)).withConcurrency(2)
@@ -80,13 +81,14 @@ class HandlerFaultsTest {
                             throw new IllegalStateException("gave up and left the thread interrupted");
                         }
                         case "interrupts-and-returns" -> Thread.currentThread().interrupt();
+                        case "nul-in-message" -> throw new IllegalArgumentException("byte \u0000 at 3");
                         default -> { }
                     }
                 }).build();
 
         processor.start();
 
-        await().atMost(DEADLINE).until(() -> attempted(checked, unchecked, overflow, hangs, interruptsAndThrows)
+        await().atMost(DEADLINE).until(() -> attempted(checked, unchecked, overflow, hangs, interruptsAndThrows, nulInMessage)
                 && stored(interruptsAndReturns).getStatus() == OutboxRecordStatus.COMPLETED);
         assertThat(stored(checked).getLastError()).isEqualTo("java.io.IOException: disk full");
         assertThat(stored(unchecked).getLastError()).isEqualTo("java.lang.IllegalStateException: bad state");
@@ -94,6 +96,9 @@ class HandlerFaultsTest {
         assertThat(stored(hangs).getLastError()).startsWith("dev.outbox.processing.HandlerTimeoutException: the handler "
                 + "did not finish within PT0.3S and was interrupted").contains("InterruptedException");
         assertThat(stored(interruptsAndThrows).getLastError()).contains("gave up and left the thread interrupted");
+        // GH-12: PostgreSQL text cannot hold U+0000, and an error text that cannot be stored loses the attempt.
+        assertThat(stored(nulInMessage).getLastError())
+                .isEqualTo("java.lang.IllegalArgumentException: byte \uFFFD at 3");
 
         OutboxRecord later = save("healthy");
         await().atMost(DEADLINE).until(() -> stored(later).getStatus() == OutboxRecordStatus.COMPLETED);

@@ -97,6 +97,24 @@ public abstract class AbstractOutboxAcceptanceTest extends DatabasePerTestClass 
                 .containsExactly("order-kept");
     }
 
+    // GH-12: PostgreSQL refused U+0000 at flush, failing the business transaction with a database error, while H2
+    // and MariaDB stored it. Every database now refuses it the same way, before anything is written.
+    @Test
+    final void aNulCharacterIsRefusedWhenTheRecordIsBuiltAndNothingIsWritten() {
+        ConfigurableApplicationContext app = start(null, "outbox.processing.enabled=false");
+        TestOrderService service = app.getBean(TestOrderService.class);
+
+        assertThatThrownBy(() -> service.placeOrderWithEvent("order-1", "order\u00001", "{}"))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageStartingWith("aggregateId contains the character U+0000 (at index 5)");
+        assertThatThrownBy(() -> service.placeOrderWithEvent("order-2", "order-2", "{\"note\":\"a\u0000b\"}"))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageStartingWith("payload contains the character U+0000 (at index 10)");
+
+        assertThat(jdbc().queryForObject("SELECT COUNT(*) FROM test_order", Integer.class)).isZero();
+        assertThat(jdbc().queryForObject("SELECT COUNT(*) FROM outbox_record", Integer.class)).isZero();
+    }
+
     @Test
     final void thousandRecordsOverFiftyAggregatesAreHandledInPerAggregateOrder() {
         ConfigurableApplicationContext app = start(null, "outbox.poll-interval=50ms", "outbox.batch-size=64",

@@ -28,6 +28,14 @@ public class TestOrderService {
                 .build(clock));
     }
 
+    /** Writes the order, then an event of its own making in the same transaction. */
+    @Transactional
+    public OutboxRecord placeOrderWithEvent(String orderId, String aggregateId, String payload) {
+        orders.save(new TestOrder(orderId, "PLACED", 1));
+        return outbox.save(OutboxRecord.builder().aggregateId(aggregateId).eventType("OrderPlaced").payload(payload)
+                .build(clock));
+    }
+
     /** Writes both, then fails: the transaction must take both with it. */
     @Transactional
     public void placeOrderThenFail(String orderId, int amount) {
