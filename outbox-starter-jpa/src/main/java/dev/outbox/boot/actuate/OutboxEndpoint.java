@@ -20,6 +20,7 @@ import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
 import org.springframework.boot.actuate.endpoint.annotation.Selector;
 import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
+import org.springframework.boot.actuate.endpoint.web.WebEndpointResponse;
 
 /**
  * {@code /actuator/outbox}: this instance and its partitions, every live instance with its heartbeat age, the
@@ -31,6 +32,8 @@ public class OutboxEndpoint {
 
     /** FAILED records listed by the report. */
     static final int FAILED_RECORDS_SHOWN = 20;
+    private static final List<String> RECORD_ACTIONS = List.of("retry", "skip", "delete");
+    private static final String RETRY_ALL = "retry-all";
 
     private final OutboxMonitor monitor;
     private final @Nullable ClusterCoordinator coordinator;
@@ -47,31 +50,44 @@ public class OutboxEndpoint {
 
     /**
      * {@code POST /actuator/outbox/{recordId}} with {@code {"action": "retry" | "skip" | "delete"}}: acts on one FAILED
-     * record (delete also takes a SKIPPED one).
+     * record (delete also takes a SKIPPED one). Another action is answered 400 with the allowed ones.
      */
     @WriteOperation
-    public AdminResult act(@Selector String recordId, String action) {
-        boolean done = switch (action) {
-            case "retry" -> admin.retry(recordId);
-            case "skip" -> admin.skip(recordId);
-            case "delete" -> admin.delete(recordId);
-            default -> throw new IllegalArgumentException("action must be retry, skip or delete but was " + action);
+    public WebEndpointResponse<Object> act(@Selector String recordId, String action) {
+        return switch (action) {
+            case "retry" -> done(action, admin.retry(recordId) ? 1 : 0);
+            case "skip" -> done(action, admin.skip(recordId) ? 1 : 0);
+            case "delete" -> done(action, admin.delete(recordId) ? 1 : 0);
+            default -> unknown(action, RECORD_ACTIONS);
         };
-        return new AdminResult(action, done ? 1 : 0);
     }
 
     /**
      * {@code POST /actuator/outbox} with {@code {"action": "retry-all"}} and optionally {@code eventType},
-     * {@code aggregateId} and {@code handlerId}: makes every matching FAILED record due again.
+     * {@code aggregateId} and {@code handlerId}: makes every matching FAILED record due again. Another action is
+     * answered 400.
      */
     @WriteOperation
-    public AdminResult actOnAll(String action, @Nullable String eventType, @Nullable String aggregateId,
-            @Nullable String handlerId) {
-        if (!"retry-all".equals(action)) {
-            throw new IllegalArgumentException("action must be retry-all but was " + action);
+    public WebEndpointResponse<Object> actOnAll(String action, @Nullable String eventType,
+            @Nullable String aggregateId, @Nullable String handlerId) {
+        if (!RETRY_ALL.equals(action)) {
+            return unknown(action, List.of(RETRY_ALL));
         }
-        return new AdminResult(action, admin.retryAll(FailedRecordFilter.any().withEventType(eventType)
+        return done(action, admin.retryAll(FailedRecordFilter.any().withEventType(eventType)
                 .withAggregateId(aggregateId).withHandlerId(handlerId)));
+    }
+
+    private static WebEndpointResponse<Object> done(String action, int records) {
+        return new WebEndpointResponse<>(new AdminResult(action, records));
+    }
+
+    private static WebEndpointResponse<Object> unknown(String action, List<String> allowed) {
+        return new WebEndpointResponse<>(new AdminError("unknown action '" + action + "'; allowed: "
+                + String.join(", ", allowed), allowed), WebEndpointResponse.STATUS_BAD_REQUEST);
+    }
+
+    /** Why an operation was refused, and what it accepts. */
+    public record AdminError(String error, List<String> allowedActions) {
     }
 
     /** What an operation did: how many records it changed. */

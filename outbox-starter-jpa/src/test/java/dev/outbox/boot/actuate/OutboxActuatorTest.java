@@ -1,12 +1,13 @@
 package dev.outbox.boot.actuate;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import dev.outbox.Outbox;
 import dev.outbox.OutboxRecordProcessor;
 import dev.outbox.boot.OutboxAutoConfiguration;
+import dev.outbox.boot.actuate.OutboxEndpoint.AdminError;
+import dev.outbox.boot.actuate.OutboxEndpoint.AdminResult;
 import dev.outbox.boot.actuate.OutboxEndpoint.OutboxReport;
 import dev.outbox.monitoring.OutboxMonitor;
 import dev.outbox.partition.ClusterCoordinator;
@@ -14,9 +15,11 @@ import dev.outbox.testing.InMemoryClusterStore;
 import dev.outbox.testing.InMemoryRecordStore;
 import dev.outbox.testing.MutableClock;
 import java.time.Duration;
+import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
+import org.springframework.boot.actuate.endpoint.web.WebEndpointResponse;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.health.contributor.Health;
 import org.springframework.boot.health.contributor.Status;
@@ -82,13 +85,17 @@ class OutboxActuatorTest {
                         assertThat(failed.lastError()).contains("downstream refuses");
                     });
                     String failedId = report.failedRecords().get(0).id();
-                    assertThat(endpoint.act(failedId, "skip").records()).isEqualTo(1);
+                    assertThat(endpoint.act(failedId, "skip").getBody()).isEqualTo(new AdminResult("skip", 1));
                     assertThat(endpoint.outbox().failedRecords()).isEmpty();
-                    assertThat(endpoint.act(failedId, "skip").records()).as("no longer FAILED").isZero();
-                    assertThat(endpoint.act(failedId, "delete").records()).isEqualTo(1);
-                    assertThat(endpoint.actOnAll("retry-all", null, null, null).records()).isZero();
-                    assertThatThrownBy(() -> endpoint.act(failedId, "purge"))
-                            .hasMessage("action must be retry, skip or delete but was purge");
+                    assertThat(endpoint.act(failedId, "skip").getBody()).as("no longer FAILED")
+                            .isEqualTo(new AdminResult("skip", 0));
+                    assertThat(endpoint.act(failedId, "delete").getBody()).isEqualTo(new AdminResult("delete", 1));
+                    assertThat(endpoint.actOnAll("retry-all", null, null, null).getBody())
+                            .isEqualTo(new AdminResult("retry-all", 0));
+                    WebEndpointResponse<Object> refused = endpoint.act(failedId, "purge");
+                    assertThat(refused.getStatus()).isEqualTo(400);
+                    assertThat(refused.getBody()).isEqualTo(new AdminError(
+                            "unknown action 'purge'; allowed: retry, skip, delete", List.of("retry", "skip", "delete")));
 
                     coordinator.beginShutdown();
                     assertThat(context.getBean(OutboxHealthIndicator.class).health(true).getStatus())

@@ -167,6 +167,27 @@ class RejectedOperationsTest {
         assertThat(outboxRecords.findByAggregateId(orderId.get())).isEmpty();
     }
 
+    // GH-12: an unknown action was answered 500 Internal Server Error.
+    @Test
+    void anUnknownOutboxActionIsABadRequestNamingTheAllowedActions() {
+        for (String body : List.of("{\"action\": \"RETRY\"}", "{\"action\": 5}", "{\"action\": \"purge\"}")) {
+            Response response = api.post("/actuator/outbox/0190a0b0-0000-7000-8000-000000000000", body);
+
+            assertThat(response.status()).as(body).isEqualTo(400);
+            assertThat(response.text("error")).as(body).startsWith("unknown action '")
+                    .endsWith("'; allowed: retry, skip, delete");
+            assertThat(response.body().path("allowedActions").toString()).as(body)
+                    .isEqualTo("[\"retry\",\"skip\",\"delete\"]");
+        }
+
+        Response all = api.post("/actuator/outbox", "{\"action\": \"retry\"}");
+        assertThat(all.status()).isEqualTo(400);
+        assertThat(all.text("error")).isEqualTo("unknown action 'retry'; allowed: retry-all");
+        Response known = api.post("/actuator/outbox/0190a0b0-0000-7000-8000-000000000000", "{\"action\": \"retry\"}");
+        assertThat(known.status()).isEqualTo(200);
+        assertThat(known.body().path("records").asInt()).as("no such FAILED record").isZero();
+    }
+
     private List<String> recordIds(String orderId) {
         return outboxRecords.findByAggregateId(orderId).stream().map(OutboxRecord::getId).toList();
     }
