@@ -1,6 +1,7 @@
 package dev.outbox.handler;
 
 import dev.outbox.OutboxRecord;
+import dev.outbox.processing.HandlerInvocationException;
 import dev.outbox.retry.OutboxRetryPolicy;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
@@ -17,7 +18,9 @@ import org.jspecify.annotations.Nullable;
 /**
  * Turns the {@link OutboxHandler @OutboxHandler} methods of a class into {@link HandlerRegistration}s. Mistakes in a
  * declaration (a method that is not public, a second payload parameter, an unknown fallback) fail here, at startup,
- * naming the method.
+ * naming the method; so does a method that cannot be called at all (a proxy that does not reach it, a module that does
+ * not open its package). A public method is called whatever the visibility of its class, as Spring calls
+ * {@code @EventListener} methods.
  */
 public final class AnnotatedHandlers {
 
@@ -31,21 +34,31 @@ public final class AnnotatedHandlers {
         });
     }
 
+    /** {@link #of(Class, Class, Supplier, OutboxRetryPolicy, Function)} for a bean that is of the declaring type. */
+    public static List<HandlerRegistration<?>> of(Class<?> type, Supplier<?> target, OutboxRetryPolicy defaultPolicy,
+            Function<String, OutboxRetryPolicy> retryPolicies) {
+        return of(type, type, target, defaultPolicy, retryPolicies);
+    }
+
     /**
      * The handlers declared by {@code type}, in the order of their ids, each calling its method on {@code target}
      * (looked up at each call, so a container may create the bean late).
      *
+     * @param type the class that declares the handler methods (a proxy's target class)
+     * @param beanType the class of what {@code target} supplies: {@code type}, a subclass, or a proxy implementing
+     *     interfaces that declare the handler methods
      * @param defaultPolicy the policy that {@link OutboxHandler#maxRetries()} bounds when no policy is named
      * @param retryPolicies finds the policy named by {@link OutboxHandler#retryPolicy()}; throws when there is none
      */
-    public static List<HandlerRegistration<?>> of(Class<?> type, Supplier<?> target, OutboxRetryPolicy defaultPolicy,
-            Function<String, OutboxRetryPolicy> retryPolicies) {
+    public static List<HandlerRegistration<?>> of(Class<?> type, Class<?> beanType, Supplier<?> target,
+            OutboxRetryPolicy defaultPolicy, Function<String, OutboxRetryPolicy> retryPolicies) {
         List<HandlerRegistration<?>> handlers = new ArrayList<>();
         for (Class<?> c = type; c != null && c != Object.class; c = c.getSuperclass()) {
             for (Method method : c.getDeclaredMethods()) {
                 OutboxHandler annotation = method.getAnnotation(OutboxHandler.class);
                 if (annotation != null && !method.isBridge() && !method.isSynthetic()) {
-                    handlers.add(registration(type, method, annotation, target, defaultPolicy, retryPolicies));
+                    handlers.add(registration(type, beanType, method, annotation, target, defaultPolicy,
+                            retryPolicies));
                 }
             }
         }
@@ -54,12 +67,14 @@ public final class AnnotatedHandlers {
         return handlers;
     }
 
-    private static HandlerRegistration<?> registration(Class<?> type, Method method, OutboxHandler annotation,
-            Supplier<?> target, OutboxRetryPolicy defaultPolicy, Function<String, OutboxRetryPolicy> retryPolicies) {
+    private static HandlerRegistration<?> registration(Class<?> type, Class<?> beanType, Method method,
+            OutboxHandler annotation, Supplier<?> target, OutboxRetryPolicy defaultPolicy,
+            Function<String, OutboxRetryPolicy> retryPolicies) {
         String where = "@OutboxHandler method " + type.getName() + "." + method.getName();
         if (!Modifier.isPublic(method.getModifiers()) || Modifier.isStatic(method.getModifiers())) {
             throw new IllegalStateException(where + " must be a public instance method");
         }
+        Method invocable = invocable(method, beanType, where);
         Type[] parameterTypes = method.getGenericParameterTypes();
         int payloadIndex = -1;
         for (int i = 0; i < parameterTypes.length; i++) {
@@ -96,15 +111,51 @@ public final class AnnotatedHandlers {
         }
         builder.retryPolicy(policy);
         if (!annotation.fallback().isEmpty()) {
-            builder.fallback(fallback(type, where, annotation.fallback(), target));
+            builder.fallback(fallback(type, beanType, where, annotation.fallback(), target));
         }
+        Class<?>[] parameterClasses = method.getParameterTypes();
         return builder.handler((event, metadata) -> {
-            Object[] arguments = new Object[parameterTypes.length];
+            Object[] arguments = new Object[parameterClasses.length];
             for (int i = 0; i < arguments.length; i++) {
-                arguments[i] = i == payload ? event : metadataArgument(method.getParameterTypes()[i], metadata);
+                arguments[i] = i == payload ? event : metadataArgument(parameterClasses[i], metadata);
             }
-            call(method, target.get(), arguments);
+            call(invocable, where, target.get(), arguments);
         }).build();
+    }
+
+    /**
+     * The method to call on a bean of {@code beanType}, made accessible: {@code method} itself, or, on a proxy that
+     * does not extend its class, the same method of an interface the proxy implements. Fails naming the handler when
+     * there is none, or when the method cannot be made accessible.
+     */
+    private static Method invocable(Method method, Class<?> beanType, String where) {
+        Method invocable = method.getDeclaringClass().isAssignableFrom(beanType) ? method
+                : onInterfaceOf(beanType, method);
+        if (invocable == null) {
+            throw new IllegalStateException(where + " cannot be called on its bean, a " + beanType.getName()
+                    + ", which neither extends " + method.getDeclaringClass().getName() + " nor implements an "
+                    + "interface declaring the method; proxy the class itself, or declare the method in an interface");
+        }
+        if (!invocable.trySetAccessible()) {
+            throw new IllegalStateException(where + " cannot be called: its class is not public and its module "
+                    + invocable.getDeclaringClass().getModule() + " does not open package "
+                    + invocable.getDeclaringClass().getPackageName() + " to the outbox; make the class public or "
+                    + "open the package");
+        }
+        return invocable;
+    }
+
+    private static @Nullable Method onInterfaceOf(Class<?> beanType, Method method) {
+        for (Class<?> c = beanType; c != null; c = c.getSuperclass()) {
+            for (Class<?> candidate : c.getInterfaces()) {
+                try {
+                    return candidate.getMethod(method.getName(), method.getParameterTypes());
+                } catch (NoSuchMethodException notThisOne) {
+                    // look further
+                }
+            }
+        }
+        return null;
     }
 
     private static boolean isMetadata(Class<?> parameter) {
@@ -115,7 +166,8 @@ public final class AnnotatedHandlers {
         return parameter == RecordMetadata.class ? metadata : metadata.record();
     }
 
-    private static OutboxFallbackHandler fallback(Class<?> type, String where, String name, Supplier<?> target) {
+    private static OutboxFallbackHandler fallback(Class<?> type, Class<?> beanType, String where, String name,
+            Supplier<?> target) {
         List<Method> candidates = new ArrayList<>();
         for (Method method : type.getMethods()) {
             if (method.getName().equals(name) && !method.isBridge()) {
@@ -127,6 +179,8 @@ public final class AnnotatedHandlers {
                     + type.getName() + " but " + candidates.size() + " have that name");
         }
         Method method = candidates.get(0);
+        String fallbackWhere = "fallback method " + type.getName() + "." + name;
+        Method invocable = invocable(method, beanType, fallbackWhere);
         Class<?>[] parameters = method.getParameterTypes();
         for (Class<?> parameter : parameters) {
             if (!isMetadata(parameter) && parameter != Throwable.class) {
@@ -140,11 +194,16 @@ public final class AnnotatedHandlers {
                 arguments[i] = parameters[i] == Throwable.class ? failure
                         : metadataArgument(parameters[i], RecordMetadata.of(record));
             }
-            call(method, target.get(), arguments);
+            call(invocable, fallbackWhere, target.get(), arguments);
         };
     }
 
-    private static void call(Method method, @Nullable Object target, @Nullable Object[] arguments) throws Exception {
+    /**
+     * Calls the method and passes on what it threw; a refusal of the call itself is a
+     * {@link HandlerInvocationException}, which the engine does not count as the handler's failure.
+     */
+    private static void call(Method method, String where, @Nullable Object target, @Nullable Object[] arguments)
+            throws Exception {
         try {
             method.invoke(target, arguments);
         } catch (InvocationTargetException e) {
@@ -156,6 +215,8 @@ public final class AnnotatedHandlers {
                 throw error;
             }
             throw e;
+        } catch (IllegalAccessException | IllegalArgumentException | NullPointerException e) {
+            throw new HandlerInvocationException(where, e);
         }
     }
 }

@@ -512,6 +512,16 @@ public final class OutboxProcessor implements AutoCloseable {
         Instant now = clock.instant();
         int retriesSoFar = record.getRetryCount();
         String error = ErrorText.of(failure);
+        if (failure instanceof HandlerInvocationException notCalled) {
+            // The handler never ran: not the record's failure, so no attempt is used.
+            if (store.scheduleRetry(record, retriesSoFar, now.plus(HandlerInvocationException.RETRY_DELAY), error)) {
+                log.error("Outbox record {} ({}, aggregate {}) waits {}: {}", record.getId(), record.getEventType(),
+                        record.getAggregateId(), HandlerInvocationException.RETRY_DELAY, notCalled.getMessage());
+            } else {
+                rejected(record);
+            }
+            return false;
+        }
         if (failure instanceof RetryLaterException later) {
             // The handler asked to come back later: the same retry count, so the attempt does not count.
             if (store.scheduleRetry(record, retriesSoFar, now.plus(later.delay()), error)) {

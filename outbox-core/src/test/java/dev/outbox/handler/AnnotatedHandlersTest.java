@@ -5,9 +5,12 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.outbox.OutboxRecord;
 import dev.outbox.handler.OutboxHandlersTest.OrderPlaced;
+import dev.outbox.handler.fixtures.RestrictedHandlers;
+import dev.outbox.processing.HandlerInvocationException;
 import dev.outbox.retry.OutboxRetryPolicy;
 import dev.outbox.testing.MutableClock;
 import java.io.IOException;
+import java.lang.reflect.Proxy;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -34,6 +37,97 @@ class AnnotatedHandlersTest {
         public void mailFailed(Throwable failure, OutboxRecord record) {
             calls.add("fallback " + record.getId() + ": " + failure.getMessage());
         }
+    }
+
+    // GH-12: a public handler method of a package-private class failed every record with IllegalAccessException,
+    // which was retried and stored as a handler failure.
+    @Test
+    void handlerMethodsAreCalledWhateverTheVisibilityOfTheirClass() throws Exception {
+        RestrictedHandlers.CALLS.clear();
+        HandlerRegistration<?> packagePrivate = AnnotatedHandlers.of(RestrictedHandlers.packagePrivate(),
+                DEFAULT_POLICY).get(0);
+        HandlerRegistration<?> privateNested = AnnotatedHandlers.of(RestrictedHandlers.privateNested(),
+                DEFAULT_POLICY).get(0);
+        OutboxRecord record = OutboxRecord.builder().aggregateId("A").eventType("Ping").payload("\"x\"")
+                .build(MutableClock.startingNow());
+
+        handle(packagePrivate, "hello", RecordMetadata.of(record));
+        handle(privateNested, "hi", RecordMetadata.of(record));
+        packagePrivate.getFallback().recover(record, new IllegalStateException("gone"));
+
+        assertThat(RestrictedHandlers.CALLS).containsExactly("package-private: hello", "private-nested: hi",
+                "package-private fallback: gone");
+    }
+
+    /** Through a JDK proxy, as an interface-based Spring AOP proxy is. */
+    public interface Greeter {
+        void greet(String text);
+    }
+
+    public static class GreeterHandler implements Greeter {
+        final List<String> calls = new ArrayList<>();
+
+        @Override
+        @OutboxHandler(id = "greeter", eventType = "Ping")
+        public void greet(String text) {
+            calls.add("greet " + text);
+        }
+    }
+
+    public static class GreeterWithAnotherHandler extends GreeterHandler {
+        @OutboxHandler(id = "not-proxied", eventType = "Ping")
+        public void notOnTheInterface(String text) {
+            calls.add("not proxied " + text);
+        }
+    }
+
+    @Test
+    void aHandlerOfAnInterfaceProxiedBeanIsCalledThroughTheProxy() throws Exception {
+        GreeterHandler target = new GreeterHandler();
+        List<String> throughProxy = new ArrayList<>();
+        Object proxy = proxy(target, throughProxy);
+
+        HandlerRegistration<?> greeter = AnnotatedHandlers.of(GreeterHandler.class, proxy.getClass(), () -> proxy,
+                DEFAULT_POLICY, name -> DEFAULT_POLICY).get(0);
+        handle(greeter, "hello", RecordMetadata.of(OutboxRecord.builder().aggregateId("A").eventType("Ping")
+                .payload("\"hello\"").build(MutableClock.startingNow())));
+
+        assertThat(throughProxy).containsExactly("greet");
+        assertThat(target.calls).containsExactly("greet hello");
+    }
+
+    @Test
+    void aHandlerTheBeansProxyCannotReachStopsTheStartNamingTheMethod() {
+        Object proxy = proxy(new GreeterWithAnotherHandler(), new ArrayList<>());
+
+        assertThatThrownBy(() -> AnnotatedHandlers.of(GreeterWithAnotherHandler.class, proxy.getClass(),
+                () -> proxy, DEFAULT_POLICY, name -> DEFAULT_POLICY))
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessageStartingWith("@OutboxHandler method " + GreeterWithAnotherHandler.class.getName()
+                        + ".notOnTheInterface cannot be called on its bean");
+    }
+
+    private static Object proxy(Greeter target, List<String> calls) {
+        return Proxy.newProxyInstance(AnnotatedHandlersTest.class.getClassLoader(), new Class<?>[] {Greeter.class},
+                (self, method, arguments) -> {
+                    calls.add(method.getName());
+                    return method.invoke(target, arguments);
+                });
+    }
+
+    @Test
+    void aFailureOfTheCallMachineryIsAHandlerInvocationExceptionNotAHandlerFailure() {
+        Object wrongBean = new Object();
+        HandlerRegistration<?> packagePrivate = AnnotatedHandlers.of(RestrictedHandlers.packagePrivateType(),
+                () -> wrongBean, DEFAULT_POLICY, name -> DEFAULT_POLICY).get(0);
+        OutboxRecord record = OutboxRecord.builder().aggregateId("A").eventType("Ping").payload("\"x\"")
+                .build(MutableClock.startingNow());
+
+        assertThatThrownBy(() -> handle(packagePrivate, "x", RecordMetadata.of(record)))
+                .isInstanceOf(HandlerInvocationException.class)
+                .hasMessageStartingWith("the outbox could not call @OutboxHandler method "
+                        + RestrictedHandlers.packagePrivateType().getName() + ".handle")
+                .hasCauseInstanceOf(IllegalArgumentException.class);
     }
 
     @Test

@@ -84,6 +84,33 @@ class HandlerResultsTest {
                 .isEqualTo(OutboxRecordStatus.COMPLETED);
     }
 
+    // GH-12: a failure of the library's own call machinery (reflection refusing the call) was counted and retried as
+    // a handler failure, and FAILED the record, parking its aggregate, once the retries were used up.
+    @Test
+    void aFailureToCallTheHandlerUsesNoAttemptAndTheRecordWaitsForTheNextTry() {
+        OutboxRecord blocked = save("A", "a1");
+        save("A", "a2");
+        processor = processor(record -> {
+            handled.add(record.getPayload());
+            throw new HandlerInvocationException("@OutboxHandler method Recorder.handle",
+                    new IllegalAccessException("cannot access a member of class Recorder"));
+        });
+
+        for (int round = 0; round < 5; round++) {
+            processor.processDueRecords();
+            OutboxRecord stored = store.findById(blocked.getId()).orElseThrow();
+            assertThat(stored.getStatus()).as("round %d", round).isEqualTo(OutboxRecordStatus.NEW);
+            assertThat(stored.getRetryCount()).as("no attempt used").isZero();
+            assertThat(stored.getNextRetryAt()).isEqualTo(clock.instant().plus(HandlerInvocationException.RETRY_DELAY));
+            assertThat(stored.getLastError()).startsWith("dev.outbox.processing.HandlerInvocationException: the "
+                    + "outbox could not call @OutboxHandler method Recorder.handle");
+            clock.advance(HandlerInvocationException.RETRY_DELAY);
+        }
+
+        assertThat(handled).as("5 tries, max-retries 3; a2 waits behind a1").containsExactly("a1", "a1", "a1", "a1",
+                "a1");
+    }
+
     @Test
     void aNegativeDelayIsRefused() {
         processor = processor(record -> { });

@@ -13,6 +13,7 @@ import java.util.Set;
 import java.util.TreeSet;
 import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
+import org.springframework.aop.framework.autoproxy.AutoProxyUtils;
 import org.springframework.aop.scope.ScopedProxyUtils;
 import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
 import org.springframework.boot.autoconfigure.condition.ConditionOutcome;
@@ -41,7 +42,10 @@ final class OutboxHandlerBeans {
         for (String name : beanFactory.getBeanDefinitionNames()) {
             Class<?> type = userType(beanFactory, name);
             if (type != null && declaresHandlers(type)) {
-                handlers.addAll(AnnotatedHandlers.of(type, () -> beanFactory.getBean(name), defaultPolicy,
+                // Called on the bean as the container hands it out: possibly a proxy, as for @EventListener methods.
+                Class<?> beanType = beanFactory.getType(name, false);
+                handlers.addAll(AnnotatedHandlers.of(type, beanType == null ? type : beanType,
+                        () -> beanFactory.getBean(name), defaultPolicy,
                         policy -> beanFactory.getBean(policy, OutboxRetryPolicy.class)));
             }
         }
@@ -87,12 +91,13 @@ final class OutboxHandlerBeans {
                 + DEFAULT_POLICY_NAME + "', or name the others in @OutboxHandler(retryPolicy = ...)");
     }
 
+    /** The class declaring a bean's methods: its target class when it is an auto-proxy. */
     private static @Nullable Class<?> userType(ConfigurableListableBeanFactory beanFactory, String name) {
         if (ScopedProxyUtils.isScopedTarget(name)) {
             return null;
         }
         try {
-            Class<?> type = beanFactory.getType(name, false);
+            Class<?> type = AutoProxyUtils.determineTargetClass(beanFactory, name);
             return type == null ? null : ClassUtils.getUserClass(type);
         } catch (RuntimeException e) {
             return null; // a definition whose type cannot be told without creating it declares no handler we can see

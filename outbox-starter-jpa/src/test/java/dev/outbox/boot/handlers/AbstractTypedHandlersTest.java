@@ -63,6 +63,25 @@ public abstract class AbstractTypedHandlersTest extends DatabasePerTestClass {
         new JdbcTemplate(database().dataSource()).update("DELETE FROM outbox_record");
     }
 
+    // GH-12: every record of a handler in a package-private class failed with IllegalAccessException, was retried
+    // like a handler failure and went FAILED, parking its aggregate.
+    @Test
+    final void handlersOfAPackagePrivateClassAreCalledLikeAnyOther() {
+        ReturnsDesk desk = app.getBean(ReturnsDesk.class);
+        Outbox outbox = app.getBean(Outbox.class);
+        outbox.schedule(new ReturnsDesk.ParcelReturned("order-r", 1), "order-r");
+        outbox.schedule(new ReturnsDesk.ParcelReturned("order-r", -1), "order-r");
+        outbox.schedule(new ReturnsDesk.ParcelReturned("order-r", 2), "order-r");
+
+        await().atMost(DEADLINE).until(() -> repository().findByAggregateId("order-r").stream()
+                .allMatch(record -> record.getStatus() == OutboxRecordStatus.COMPLETED));
+
+        assertThat(desk.received).containsExactly("order-r/1", "order-r/2");
+        assertThat(desk.lost).containsExactly("order-r: no parcel -1");
+        assertThat(repository().findByAggregateId("order-r")).extracting(OutboxRecord::getRetryCount)
+                .containsOnly(0);
+    }
+
     @Test
     final void eachSubscribedHandlerGetsARecordOfItsOwnReadIntoItsParameterType() {
         OutboxRecord first = ship("order-1", 1);

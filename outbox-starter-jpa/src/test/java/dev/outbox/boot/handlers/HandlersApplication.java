@@ -16,6 +16,11 @@ public class HandlersApplication {
         return new ShippingHandlers();
     }
 
+    @Bean
+    ReturnsDesk returnsDesk() {
+        return new ReturnsDesk();
+    }
+
     /** The ledger's own policy: quick retries, many of them; the default stays {@code outbox.retry.*}. */
     @Bean
     OutboxRetryPolicy ledgerRetryPolicy() {
