@@ -15,6 +15,10 @@ import org.jspecify.annotations.Nullable;
  * tests and for stores that read rows back.
  *
  * <p>Getters follow the JavaBeans convention so that Kotlin sees properties ({@code record.eventType}).
+ *
+ * <p>Longer than the library's other classes on purpose: fifteen documented fields, and the two builders that
+ * {@link #builder()} and {@link #restore()} return, nested here as the API names them; the checks live in
+ * {@code RecordFields}.
  */
 public final class OutboxRecord {
 

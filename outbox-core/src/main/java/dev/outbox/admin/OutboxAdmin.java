@@ -1,6 +1,7 @@
 package dev.outbox.admin;
 
 import dev.outbox.OutboxRecord;
+import dev.outbox.internal.Checks;
 import dev.outbox.spi.FailedRecordFilter;
 import dev.outbox.spi.RecordAdministration;
 import java.time.Clock;
@@ -36,10 +37,8 @@ public final class OutboxAdmin {
 
     /** FAILED records matching the filter, oldest first; {@code limit} between 1 and {@value #MAX_LIST_SIZE}. */
     public List<OutboxRecord> failedRecords(FailedRecordFilter filter, int limit) {
-        if (limit < 1 || limit > MAX_LIST_SIZE) {
-            throw new IllegalArgumentException("limit must be between 1 and " + MAX_LIST_SIZE + " but was " + limit);
-        }
-        return store.findFailed(Objects.requireNonNull(filter, "filter"), limit);
+        return store.findFailed(Objects.requireNonNull(filter, "filter"), Checks.inRange("limit", limit, 1,
+                MAX_LIST_SIZE));
     }
 
     /** Makes a FAILED record due again with a fresh retry count; false when it was not FAILED. */

@@ -5,8 +5,10 @@ import dev.outbox.OutboxRecord;
 import dev.outbox.OutboxRecordProcessor;
 import dev.outbox.OutboxRecordRepository;
 import dev.outbox.PayloadDeserializer;
-import dev.outbox.retry.OutboxRetryPolicy;
+import dev.outbox.processing.HandlerRoute;
+import dev.outbox.processing.HandlerRoutes;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -16,9 +18,10 @@ import java.util.TreeSet;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The typed handlers of an application. {@link #asRecordProcessor()} is the one {@link OutboxRecordProcessor} that the
- * processing engine calls: a record addressed to a handler is read into the handler's payload type and handed to it; a
- * record without a handler id goes to the application's own record processor, if it has one.
+ * The typed handlers of an application, and the routes the processing engine follows: a record addressed to a handler
+ * is read into the handler's payload type and handed to it, under the handler's retry policy and fallback; a record
+ * without a handler id goes to the application's own record processor, if it has one. Routes are made once per handler,
+ * so resolving a record's route is one map lookup.
  *
  * <p>Records reach handlers through {@link #fanningOut(OutboxRecordRepository)}: saving an event whose type has
  * subscribers stores one record per subscriber, so that each has its own status, attempts and retry schedule, and one
@@ -28,44 +31,27 @@ import org.jspecify.annotations.Nullable;
  * <p>Records that can never succeed fail at once, without retries, with an error that says why: a handler id that no
  * handler of this application has (a renamed or removed handler), or a payload that cannot be read.
  */
-public final class OutboxHandlers {
+public final class OutboxHandlers implements HandlerRoutes {
 
     private final Map<String, HandlerRegistration<?>> byId;
+    private final Map<String, HandlerRoute> routesById;
     private final Map<String, List<String>> idsByEventType;
-    private final @Nullable OutboxRecordProcessor recordProcessor;
+    private final @Nullable HandlerRoute recordProcessorRoute;
     private final @Nullable PayloadDeserializer deserializer;
-
-    private final OutboxRecordProcessor dispatcher = new OutboxRecordProcessor() {
-        @Override
-        public void process(OutboxRecord record) throws Exception {
-            dispatch(record);
-        }
-
-        @Override
-        public @Nullable OutboxRetryPolicy retryPolicyFor(OutboxRecord record) {
-            return retryPolicyOf(record);
-        }
-
-        @Override
-        public boolean fallback(OutboxRecord record, Throwable failure) throws Exception {
-            return recover(record, failure);
-        }
-
-        @Override
-        public String toString() {
-            return OutboxHandlers.this.toString();
-        }
-    };
 
     private OutboxHandlers(Builder builder) {
         this.byId = Map.copyOf(builder.byId);
+        this.deserializer = builder.deserializer;
         Map<String, List<String>> subscribers = new LinkedHashMap<>();
-        builder.byId.values().forEach(handler -> subscribers
-                .computeIfAbsent(handler.getEventType(), type -> new ArrayList<>()).add(handler.getId()));
+        Map<String, HandlerRoute> routes = new HashMap<>();
+        builder.byId.values().forEach(handler -> {
+            subscribers.computeIfAbsent(handler.getEventType(), type -> new ArrayList<>()).add(handler.getId());
+            routes.put(handler.getId(), routeOf(handler));
+        });
         subscribers.replaceAll((type, ids) -> List.copyOf(ids));
         this.idsByEventType = Map.copyOf(subscribers);
-        this.recordProcessor = builder.recordProcessor;
-        this.deserializer = builder.deserializer;
+        this.routesById = Map.copyOf(routes);
+        this.recordProcessorRoute = builder.recordProcessor == null ? null : HandlerRoute.to(builder.recordProcessor);
     }
 
     public static Builder builder() {
@@ -91,26 +77,38 @@ public final class OutboxHandlers {
     }
 
     /**
-     * What the processing engine calls for every record; it also gives each handler's retry policy and fallback. Not
-     * a bean of its own type in Spring, so it never counts as one of the application's record processors.
+     * The route of a record: its handler's, or the record processor's for a record addressed to no handler. A record
+     * that no handler of this application can take gets a route that fails it at once, saying why.
      */
-    public OutboxRecordProcessor asRecordProcessor() {
-        return dispatcher;
-    }
-
-    private void dispatch(OutboxRecord record) throws Exception {
+    @Override
+    public HandlerRoute routeFor(OutboxRecord record) {
         String handlerId = record.getHandlerId();
         if (handlerId == null) {
-            if (recordProcessor == null) {
-                throw new NonRetryableRecordException("no handler for record " + record.getId() + " of event type '"
-                        + record.getEventType() + "': it is addressed to no handler and the application has no "
-                        + "OutboxRecordProcessor" + subscribersHint(record.getEventType()));
-            }
-            recordProcessor.process(record);
-            return;
+            return recordProcessorRoute != null ? recordProcessorRoute : failing(new NonRetryableRecordException(
+                    "no handler for record " + record.getId() + " of event type '" + record.getEventType() + "': it is "
+                    + "addressed to no handler and the application has no OutboxRecordProcessor"
+                    + subscribersHint(record.getEventType())));
         }
-        HandlerRegistration<?> handler = handlerOf(record, handlerId);
-        invoke(handler, record);
+        HandlerRoute route = routesById.get(handlerId);
+        if (route == null) {
+            return failing(new NonRetryableRecordException("record " + record.getId() + " is addressed to handler '"
+                    + handlerId + "', which this application does not have (its handlers: "
+                    + new TreeSet<>(byId.keySet()) + "). Was the handler renamed or removed? Its id is "
+                    + "stored with its records; deploy it again, or skip or delete the records with OutboxAdmin"));
+        }
+        String eventType = byId.get(handlerId).getEventType();
+        if (!eventType.equals(record.getEventType())) {
+            return failing(new NonRetryableRecordException("record " + record.getId() + " of event type '"
+                    + record.getEventType() + "' is addressed to handler '" + handlerId + "', which handles '"
+                    + eventType + "' now"));
+        }
+        return route;
+    }
+
+    private static HandlerRoute failing(NonRetryableRecordException reason) {
+        return HandlerRoute.to(record -> {
+            throw reason;
+        });
     }
 
     private String subscribersHint(String eventType) {
@@ -119,24 +117,10 @@ public final class OutboxHandlers {
                 + "handlers when they are written)";
     }
 
-    private HandlerRegistration<?> handlerOf(OutboxRecord record, String handlerId) {
-        HandlerRegistration<?> handler = byId.get(handlerId);
-        if (handler == null) {
-            throw new NonRetryableRecordException("record " + record.getId() + " is addressed to handler '"
-                    + handlerId + "', which this application does not have (its handlers: "
-                    + new TreeSet<>(byId.keySet()) + "). Was the handler renamed or removed? Its id is "
-                    + "stored with its records; deploy it again, or skip or delete the records with OutboxAdmin");
-        }
-        if (!handler.getEventType().equals(record.getEventType())) {
-            throw new NonRetryableRecordException("record " + record.getId() + " of event type '"
-                    + record.getEventType() + "' is addressed to handler '" + handlerId + "', which handles '"
-                    + handler.getEventType() + "' now");
-        }
-        return handler;
-    }
-
-    private <T> void invoke(HandlerRegistration<T> handler, OutboxRecord record) throws Exception {
-        handler.getHandler().handle(read(handler, record), RecordMetadata.of(record));
+    private <T> HandlerRoute routeOf(HandlerRegistration<T> handler) {
+        OutboxFallbackHandler fallback = handler.getFallback();
+        return new HandlerRoute(record -> handler.getHandler().handle(read(handler, record), RecordMetadata.of(record)),
+                handler.getRetryPolicy(), fallback == null ? null : fallback::recover);
     }
 
     @SuppressWarnings("unchecked")
@@ -158,31 +142,9 @@ public final class OutboxHandlers {
         return (T) event;
     }
 
-    private @Nullable OutboxRetryPolicy retryPolicyOf(OutboxRecord record) {
-        String handlerId = record.getHandlerId();
-        if (handlerId == null) {
-            return recordProcessor == null ? null : recordProcessor.retryPolicyFor(record);
-        }
-        HandlerRegistration<?> handler = byId.get(handlerId);
-        return handler == null ? null : handler.getRetryPolicy();
-    }
-
-    private boolean recover(OutboxRecord record, Throwable failure) throws Exception {
-        String handlerId = record.getHandlerId();
-        if (handlerId == null) {
-            return recordProcessor != null && recordProcessor.fallback(record, failure);
-        }
-        HandlerRegistration<?> handler = byId.get(handlerId);
-        if (handler == null || handler.getFallback() == null) {
-            return false;
-        }
-        handler.getFallback().recover(record, failure);
-        return true;
-    }
-
     @Override
     public String toString() {
-        return "OutboxHandlers" + idsByEventType + (recordProcessor == null ? "" : " and a record processor");
+        return "OutboxHandlers" + idsByEventType + (recordProcessorRoute == null ? "" : " and a record processor");
     }
 
     /** Not thread-safe. */

@@ -1,5 +1,6 @@
 package dev.outbox.monitoring;
 
+import dev.outbox.internal.Checks;
 import dev.outbox.partition.OwnedPartitions;
 import dev.outbox.partition.PartitionOwnership;
 import dev.outbox.spi.InstanceState;
@@ -143,11 +144,7 @@ public final class OutboxMonitor {
 
         /** How long a snapshot is reused (default 10 s); positive. */
         public Builder refreshInterval(Duration refreshInterval) {
-            Objects.requireNonNull(refreshInterval, "refreshInterval");
-            if (refreshInterval.isNegative() || refreshInterval.isZero()) {
-                throw new IllegalArgumentException("refreshInterval must be positive but was " + refreshInterval);
-            }
-            this.refreshInterval = refreshInterval;
+            this.refreshInterval = Checks.positive("refreshInterval", refreshInterval);
             return this;
         }
 

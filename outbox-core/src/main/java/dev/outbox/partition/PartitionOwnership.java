@@ -13,10 +13,10 @@ public interface PartitionOwnership {
     OwnedPartitions ownedPartitions();
 
     /**
-     * A fenced status write found that {@code partition} is no longer owned under {@code epoch}: another instance
-     * has claimed it. Implementations stop handing it out at once. Default: nothing to do.
+     * A status write under {@code fence} was refused: the partition is no longer owned under it, another instance has
+     * claimed it. Implementations stop handing it out at once. Default: nothing to do.
      */
-    default void lost(int partition, long epoch) {
+    default void lost(Fence fence) {
     }
 
     /** One instance that owns all 256 partitions: the setting for a single node. */

@@ -1,5 +1,6 @@
 package dev.outbox.processing;
 
+import dev.outbox.internal.DaemonThreads;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
@@ -39,9 +40,7 @@ final class GroupCommitQueue<T> {
         this.writer = writer;
         this.weight = weight;
         this.maxWeight = maxWeight;
-        this.thread = new Thread(this::run, threadName);
-        this.thread.setDaemon(true);
-        this.thread.start();
+        this.thread = DaemonThreads.start(threadName, this::run);
     }
 
     /** Queues the item for the writer thread; after {@link #close()}, writes it in the calling thread instead. */

@@ -1,5 +1,6 @@
 package dev.outbox.processing;
 
+import dev.outbox.internal.DaemonThreads;
 import java.time.Duration;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
@@ -16,11 +17,7 @@ final class HandlerTimeouts implements AutoCloseable {
 
     HandlerTimeouts(Duration timeout) {
         this.timeout = timeout;
-        this.timer = new ScheduledThreadPoolExecutor(1, task -> {
-            Thread thread = new Thread(task, "outbox-handler-timeouts");
-            thread.setDaemon(true);
-            return thread;
-        });
+        this.timer = new ScheduledThreadPoolExecutor(1, DaemonThreads.named("outbox-handler-timeouts"));
         timer.setRemoveOnCancelPolicy(true);
     }
 

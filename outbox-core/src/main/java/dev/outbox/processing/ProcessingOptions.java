@@ -1,7 +1,7 @@
 package dev.outbox.processing;
 
+import dev.outbox.internal.Checks;
 import java.time.Duration;
-import java.util.Objects;
 import java.util.Optional;
 import java.util.function.Consumer;
 import org.jspecify.annotations.Nullable;
@@ -20,8 +20,6 @@ public final class ProcessingOptions {
     public static final boolean DEFAULT_STOP_ON_FIRST_FAILURE = true;
     /** {@code outbox.processing.concurrency}: aggregates handled in parallel. */
     public static final int DEFAULT_CONCURRENCY = 4;
-    /** {@code outbox.retry.max-retries}: retries after the first attempt. */
-    public static final int DEFAULT_MAX_RETRIES = 3;
     /** {@code outbox.instance.graceful-shutdown-timeout-seconds}: how long stopping waits for handlers in flight. */
     public static final Duration DEFAULT_SHUTDOWN_TIMEOUT = Duration.ofSeconds(15);
     /** {@code outbox.processing.delete-completed-records}: delete rows on completion instead of marking them. */
@@ -36,21 +34,20 @@ public final class ProcessingOptions {
     private final int batchSize;
     private final boolean stopOnFirstFailure;
     private final int concurrency;
-    private final int maxRetries;
     private final Duration shutdownTimeout;
     private final boolean deleteCompletedRecords;
     private final @Nullable Duration handlerTimeout;
 
     private ProcessingOptions(Values values) {
-        this.pollInterval = positive("outbox.poll-interval", values.pollInterval);
-        this.batchSize = inRange("outbox.batch-size", values.batchSize, 1, MAX_BATCH_SIZE);
+        this.pollInterval = Checks.positive("outbox.poll-interval", values.pollInterval);
+        this.batchSize = Checks.inRange("outbox.batch-size", values.batchSize, 1, MAX_BATCH_SIZE);
         this.stopOnFirstFailure = values.stopOnFirstFailure;
-        this.concurrency = inRange("outbox.processing.concurrency", values.concurrency, 1, MAX_CONCURRENCY);
-        this.maxRetries = inRange("outbox.retry.max-retries", values.maxRetries, 0, Integer.MAX_VALUE - 1);
-        this.shutdownTimeout = positive("outbox.instance.graceful-shutdown-timeout-seconds", values.shutdownTimeout);
+        this.concurrency = Checks.inRange("outbox.processing.concurrency", values.concurrency, 1, MAX_CONCURRENCY);
+        this.shutdownTimeout = Checks.positive("outbox.instance.graceful-shutdown-timeout-seconds",
+                values.shutdownTimeout);
         this.deleteCompletedRecords = values.deleteCompletedRecords;
         this.handlerTimeout = values.handlerTimeout == null ? null
-                : positive("outbox.processing.handler-timeout", values.handlerTimeout);
+                : Checks.positive("outbox.processing.handler-timeout", values.handlerTimeout);
     }
 
     public static ProcessingOptions defaults() {
@@ -71,10 +68,6 @@ public final class ProcessingOptions {
 
     public int concurrency() {
         return concurrency;
-    }
-
-    public int maxRetries() {
-        return maxRetries;
     }
 
     public Duration shutdownTimeout() {
@@ -114,10 +107,6 @@ public final class ProcessingOptions {
         return with(values -> values.concurrency = concurrency);
     }
 
-    public ProcessingOptions withMaxRetries(int maxRetries) {
-        return with(values -> values.maxRetries = maxRetries);
-    }
-
     public ProcessingOptions withShutdownTimeout(Duration shutdownTimeout) {
         return with(values -> values.shutdownTimeout = shutdownTimeout);
     }
@@ -134,7 +123,6 @@ public final class ProcessingOptions {
         values.batchSize = batchSize;
         values.stopOnFirstFailure = stopOnFirstFailure;
         values.concurrency = concurrency;
-        values.maxRetries = maxRetries;
         values.shutdownTimeout = shutdownTimeout;
         values.deleteCompletedRecords = deleteCompletedRecords;
         values.handlerTimeout = handlerTimeout;
@@ -148,7 +136,6 @@ public final class ProcessingOptions {
         int batchSize = DEFAULT_BATCH_SIZE;
         boolean stopOnFirstFailure = DEFAULT_STOP_ON_FIRST_FAILURE;
         int concurrency = DEFAULT_CONCURRENCY;
-        int maxRetries = DEFAULT_MAX_RETRIES;
         Duration shutdownTimeout = DEFAULT_SHUTDOWN_TIMEOUT;
         boolean deleteCompletedRecords = DEFAULT_DELETE_COMPLETED_RECORDS;
         @Nullable Duration handlerTimeout;
@@ -157,24 +144,8 @@ public final class ProcessingOptions {
     @Override
     public String toString() {
         return "pollInterval=" + pollInterval + ", batchSize=" + batchSize + ", stopOnFirstFailure="
-                + stopOnFirstFailure + ", concurrency=" + concurrency + ", maxRetries=" + maxRetries
-                + ", shutdownTimeout=" + shutdownTimeout + ", deleteCompletedRecords=" + deleteCompletedRecords
+                + stopOnFirstFailure + ", concurrency=" + concurrency + ", shutdownTimeout=" + shutdownTimeout
+                + ", deleteCompletedRecords=" + deleteCompletedRecords
                 + (handlerTimeout == null ? "" : ", handlerTimeout=" + handlerTimeout);
-    }
-
-    private static Duration positive(String property, Duration value) {
-        Objects.requireNonNull(value, property + " must not be null");
-        if (value.isNegative() || value.isZero()) {
-            throw new IllegalArgumentException(property + " must be positive but was " + value);
-        }
-        return value;
-    }
-
-    private static int inRange(String property, int value, int min, int max) {
-        if (value < min || value > max) {
-            throw new IllegalArgumentException(
-                    property + " must be between " + min + " and " + max + " but was " + value);
-        }
-        return value;
     }
 }

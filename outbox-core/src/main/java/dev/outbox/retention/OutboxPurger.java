@@ -1,6 +1,8 @@
 package dev.outbox.retention;
 
 import dev.outbox.OutboxRecordStatus;
+import dev.outbox.internal.Checks;
+import dev.outbox.internal.DaemonThreads;
 import dev.outbox.partition.OwnedPartitions;
 import dev.outbox.partition.PartitionOwnership;
 import dev.outbox.spi.RecordPurge;
@@ -61,11 +63,8 @@ public final class OutboxPurger implements AutoCloseable {
         if (thread != null) {
             return;
         }
-        ScheduledExecutorService executor = Executors.newSingleThreadScheduledExecutor(task -> {
-            Thread purger = new Thread(task, "outbox-purge");
-            purger.setDaemon(true);
-            return purger;
-        });
+        ScheduledExecutorService executor = Executors.newSingleThreadScheduledExecutor(
+                DaemonThreads.named("outbox-purge"));
         executor.scheduleWithFixedDelay(this::purgeSafely, interval.toMillis(), interval.toMillis(),
                 TimeUnit.MILLISECONDS);
         thread = executor;
@@ -128,6 +127,7 @@ public final class OutboxPurger implements AutoCloseable {
         public static final Duration DEFAULT_INTERVAL = Duration.ofHours(1);
         /** Default most records deleted by one statement. */
         public static final int DEFAULT_BATCH_SIZE = 1000;
+        private static final int MAX_BATCH_SIZE = 100_000;
 
         private @Nullable RecordPurge store;
         private PartitionOwnership ownership = PartitionOwnership.allPartitions();
@@ -158,31 +158,19 @@ public final class OutboxPurger implements AutoCloseable {
 
         /** How old (by creation) a finished record must be to be purged; not negative. */
         public Builder retention(Duration retention) {
-            Objects.requireNonNull(retention, "retention");
-            if (retention.isNegative()) {
-                throw new IllegalArgumentException("outbox.purge.retention must not be negative but was " + retention);
-            }
-            this.retention = retention;
+            this.retention = Checks.notNegative("outbox.purge.retention", retention);
             return this;
         }
 
         /** Pause between two purges; positive. */
         public Builder interval(Duration interval) {
-            Objects.requireNonNull(interval, "interval");
-            if (interval.isNegative() || interval.isZero()) {
-                throw new IllegalArgumentException("outbox.purge.interval must be positive but was " + interval);
-            }
-            this.interval = interval;
+            this.interval = Checks.positive("outbox.purge.interval", interval);
             return this;
         }
 
         /** Most records one statement deletes (1..100000). */
         public Builder batchSize(int batchSize) {
-            if (batchSize < 1 || batchSize > 100_000) {
-                throw new IllegalArgumentException("outbox.purge.batch-size must be between 1 and 100000 but was "
-                        + batchSize);
-            }
-            this.batchSize = batchSize;
+            this.batchSize = Checks.inRange("outbox.purge.batch-size", batchSize, 1, MAX_BATCH_SIZE);
             return this;
         }
 

@@ -1,5 +1,6 @@
 package dev.outbox.retry;
 
+import dev.outbox.internal.Checks;
 import java.time.Duration;
 
 final class ExponentialBackoffRetryPolicy implements OutboxRetryPolicy {
@@ -9,8 +10,8 @@ final class ExponentialBackoffRetryPolicy implements OutboxRetryPolicy {
     private final double multiplier;
 
     ExponentialBackoffRetryPolicy(Duration initialDelay, Duration maxDelay, double multiplier) {
-        this.initialDelay = RetryPolicyArguments.nonNegative("initialDelay", initialDelay);
-        this.maxDelay = RetryPolicyArguments.nonNegative("maxDelay", maxDelay);
+        this.initialDelay = Checks.notNegative("initialDelay", initialDelay);
+        this.maxDelay = Checks.notNegative("maxDelay", maxDelay);
         if (maxDelay.compareTo(initialDelay) < 0) {
             throw new IllegalArgumentException(
                     "maxDelay must be >= initialDelay (" + initialDelay + ") but was " + maxDelay);
@@ -28,7 +29,7 @@ final class ExponentialBackoffRetryPolicy implements OutboxRetryPolicy {
 
     @Override
     public Duration nextDelay(int retryCount) {
-        RetryPolicyArguments.checkRetryCount(retryCount);
+        Checks.inRange("retryCount", retryCount, 1, Integer.MAX_VALUE);
         double millis = initialDelay.toMillis() * Math.pow(multiplier, retryCount - 1);
         // Compare as doubles first: the power overflows long long before it overflows double.
         if (millis >= maxDelay.toMillis()) {

@@ -1,5 +1,6 @@
 package dev.outbox.retry;
 
+import dev.outbox.internal.Checks;
 import java.time.Duration;
 
 final class FixedDelayRetryPolicy implements OutboxRetryPolicy {
@@ -7,12 +8,12 @@ final class FixedDelayRetryPolicy implements OutboxRetryPolicy {
     private final Duration delay;
 
     FixedDelayRetryPolicy(Duration delay) {
-        this.delay = RetryPolicyArguments.nonNegative("delay", delay);
+        this.delay = Checks.notNegative("delay", delay);
     }
 
     @Override
     public Duration nextDelay(int retryCount) {
-        RetryPolicyArguments.checkRetryCount(retryCount);
+        Checks.inRange("retryCount", retryCount, 1, Integer.MAX_VALUE);
         return delay;
     }
 

@@ -1,5 +1,6 @@
 package dev.outbox.retry;
 
+import dev.outbox.internal.Checks;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.Random;
@@ -13,7 +14,7 @@ final class JitteredRetryPolicy implements OutboxRetryPolicy {
 
     JitteredRetryPolicy(OutboxRetryPolicy base, Duration jitter, Supplier<? extends Random> random) {
         this.base = Objects.requireNonNull(base, "base must not be null");
-        this.jitter = RetryPolicyArguments.nonNegative("jitter", jitter);
+        this.jitter = Checks.notNegative("jitter", jitter);
         this.random = random;
     }
 

@@ -3,6 +3,8 @@ package dev.outbox.spi;
 import dev.outbox.OutboxRecord;
 import java.time.Duration;
 import java.util.List;
+import java.util.function.Consumer;
+import org.slf4j.LoggerFactory;
 
 /**
  * Observes processing, for metrics and logs. Called on worker threads; must be fast and must not throw. Every method
@@ -30,34 +32,44 @@ public interface OutboxListener {
     default void onStatusWriteRejected(OutboxRecord record) {
     }
 
-    /** One listener that forwards every call to each of {@code listeners}, in order. */
+    /**
+     * One listener that forwards every call to each of {@code listeners}, in order; one that throws is logged and does
+     * not keep the others from being told, nor fails the record.
+     */
     static OutboxListener composite(List<? extends OutboxListener> listeners) {
         List<OutboxListener> copy = List.copyOf(listeners);
         if (copy.isEmpty()) {
             return NOOP;
         }
-        if (copy.size() == 1) {
-            return copy.get(0);
-        }
         return new OutboxListener() {
             @Override
             public void onCompleted(OutboxRecord record, Duration handlerTime) {
-                copy.forEach(l -> l.onCompleted(record, handlerTime));
+                tellEach(listener -> listener.onCompleted(record, handlerTime));
             }
 
             @Override
             public void onRetryScheduled(OutboxRecord record, Throwable error, int retryCount, Duration handlerTime) {
-                copy.forEach(l -> l.onRetryScheduled(record, error, retryCount, handlerTime));
+                tellEach(listener -> listener.onRetryScheduled(record, error, retryCount, handlerTime));
             }
 
             @Override
             public void onFailed(OutboxRecord record, Throwable error, Duration handlerTime) {
-                copy.forEach(l -> l.onFailed(record, error, handlerTime));
+                tellEach(listener -> listener.onFailed(record, error, handlerTime));
             }
 
             @Override
             public void onStatusWriteRejected(OutboxRecord record) {
-                copy.forEach(l -> l.onStatusWriteRejected(record));
+                tellEach(listener -> listener.onStatusWriteRejected(record));
+            }
+
+            private void tellEach(Consumer<OutboxListener> call) {
+                for (OutboxListener listener : copy) {
+                    try {
+                        call.accept(listener);
+                    } catch (RuntimeException e) {
+                        LoggerFactory.getLogger(OutboxListener.class).warn("Outbox listener {} failed", listener, e);
+                    }
+                }
             }
         };
     }

@@ -2,6 +2,7 @@ package dev.outbox.spi;
 
 import java.util.List;
 import java.util.Set;
+import org.slf4j.LoggerFactory;
 
 /**
  * Told when the set of partitions this instance processes changes: after a rebalance, a takeover, a hand-over or a
@@ -26,7 +27,7 @@ public interface PartitionListener {
                 try {
                     listener.onPartitionsChanged(gained, lost);
                 } catch (RuntimeException e) {
-                    org.slf4j.LoggerFactory.getLogger(PartitionListener.class)
+                    LoggerFactory.getLogger(PartitionListener.class)
                             .warn("Outbox partition listener {} failed", listener, e);
                 }
             }

@@ -8,8 +8,15 @@ import java.util.List;
  * The processing side of record storage: finds due records and writes their outcome.
  *
  * <p>Each method runs in a short transaction of its own. Status writes change only the status columns, never the
- * payload, and only when the record is still {@code NEW}: they return false when the row was changed or removed by
- * someone else, and the processor then leaves the record alone.
+ * payload, and only when the record is still {@code NEW} with the retry count it was read with: otherwise they change
+ * nothing and report so, and the processor leaves the record alone.
+ *
+ * <p><b>The fence.</b> A record is handed out under its partition's {@link dev.outbox.partition.Fence} (owner and
+ * epoch). A status write of a {@link Delivery} under a fence takes effect only while the partition table names that
+ * owner under that epoch for the partition; a write of an owner that lost the partition, or that claimed it under an
+ * older epoch, changes nothing and reports so, whoever else may own the partition now. An unfenced delivery (an
+ * instance owning every partition without coordination) is not checked. Every store keeps this rule, and
+ * {@code RecordStoreContract} tests it on each.
  */
 public interface RecordStore {
 
@@ -24,33 +31,35 @@ public interface RecordStore {
      */
     List<OutboxRecord> findDue(DueRecordsQuery query);
 
-    /** Marks the record {@code COMPLETED} at {@code completedAt}. */
-    boolean markCompleted(OutboxRecord record, Instant completedAt);
+    /**
+     * Marks the delivered records {@code COMPLETED} at {@code completedAt}, in one transaction and, where the store
+     * can, one round trip; each write is conditional and fenced on its own.
+     *
+     * @return the deliveries whose write did not take effect
+     */
+    List<Delivery> markCompleted(List<Delivery> deliveries, Instant completedAt);
 
     /**
-     * Marks several records {@code COMPLETED}, in one round trip where the store can.
+     * Deletes the delivered records instead of marking them, for {@code outbox.processing.delete-completed-records};
+     * otherwise as {@link #markCompleted(List, Instant)}.
      *
-     * @return the records whose write did not take effect
+     * @return the deliveries whose delete did not take effect
      */
-    default List<OutboxRecord> markCompleted(List<OutboxRecord> records, Instant completedAt) {
-        return records.stream().filter(record -> !markCompleted(record, completedAt)).toList();
-    }
-
-    /** Deletes a handled record instead of marking it, for {@code outbox.processing.delete-completed-records}. */
-    boolean deleteCompleted(OutboxRecord record);
-
-    /**
-     * Deletes several handled records, in one round trip where the store can.
-     *
-     * @return the records whose delete did not take effect
-     */
-    default List<OutboxRecord> deleteCompleted(List<OutboxRecord> records) {
-        return records.stream().filter(record -> !deleteCompleted(record)).toList();
-    }
+    List<Delivery> deleteCompleted(List<Delivery> deliveries);
 
     /** Keeps the record {@code NEW}, with {@code retryCount}, due again at {@code nextRetryAt}, and the error text. */
-    boolean scheduleRetry(OutboxRecord record, int retryCount, Instant nextRetryAt, String lastError);
+    boolean scheduleRetry(Delivery delivery, int retryCount, Instant nextRetryAt, String lastError);
 
     /** Marks the record {@code FAILED} with the error text; it is not processed again. */
-    boolean markFailed(OutboxRecord record, int retryCount, String lastError);
+    boolean markFailed(Delivery delivery, int retryCount, String lastError);
+
+    /** {@link #markCompleted(List, Instant)} of one delivery; true when it took effect. */
+    default boolean markCompleted(Delivery delivery, Instant completedAt) {
+        return markCompleted(List.of(delivery), completedAt).isEmpty();
+    }
+
+    /** {@link #deleteCompleted(List)} of one delivery; true when it took effect. */
+    default boolean deleteCompleted(Delivery delivery) {
+        return deleteCompleted(List.of(delivery)).isEmpty();
+    }
 }

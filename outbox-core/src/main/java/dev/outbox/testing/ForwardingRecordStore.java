@@ -1,6 +1,7 @@
 package dev.outbox.testing;
 
 import dev.outbox.OutboxRecord;
+import dev.outbox.spi.Delivery;
 import dev.outbox.spi.DueRecordsQuery;
 import dev.outbox.spi.RecordStore;
 import java.time.Instant;
@@ -25,32 +26,22 @@ public class ForwardingRecordStore implements RecordStore {
     }
 
     @Override
-    public boolean markCompleted(OutboxRecord record, Instant completedAt) {
-        return delegate.markCompleted(record, completedAt);
+    public List<Delivery> markCompleted(List<Delivery> deliveries, Instant completedAt) {
+        return delegate.markCompleted(deliveries, completedAt);
     }
 
     @Override
-    public List<OutboxRecord> markCompleted(List<OutboxRecord> records, Instant completedAt) {
-        return delegate.markCompleted(records, completedAt);
+    public List<Delivery> deleteCompleted(List<Delivery> deliveries) {
+        return delegate.deleteCompleted(deliveries);
     }
 
     @Override
-    public boolean deleteCompleted(OutboxRecord record) {
-        return delegate.deleteCompleted(record);
+    public boolean scheduleRetry(Delivery delivery, int retryCount, Instant nextRetryAt, String lastError) {
+        return delegate.scheduleRetry(delivery, retryCount, nextRetryAt, lastError);
     }
 
     @Override
-    public List<OutboxRecord> deleteCompleted(List<OutboxRecord> records) {
-        return delegate.deleteCompleted(records);
-    }
-
-    @Override
-    public boolean scheduleRetry(OutboxRecord record, int retryCount, Instant nextRetryAt, String lastError) {
-        return delegate.scheduleRetry(record, retryCount, nextRetryAt, lastError);
-    }
-
-    @Override
-    public boolean markFailed(OutboxRecord record, int retryCount, String lastError) {
-        return delegate.markFailed(record, retryCount, lastError);
+    public boolean markFailed(Delivery delivery, int retryCount, String lastError) {
+        return delegate.markFailed(delivery, retryCount, lastError);
     }
 }

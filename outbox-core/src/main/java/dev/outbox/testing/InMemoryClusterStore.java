@@ -1,5 +1,6 @@
 package dev.outbox.testing;
 
+import dev.outbox.partition.Fence;
 import dev.outbox.partition.PartitionHasher;
 import dev.outbox.spi.InstanceState;
 import dev.outbox.spi.InstanceStatus;
@@ -123,6 +124,12 @@ public final class InMemoryClusterStore implements InstanceStore, PartitionStore
         }
         owners[partition] = null;
         return true;
+    }
+
+    /** Whether the partition table names the fence's owner under its epoch: the rule of every fenced write. */
+    synchronized boolean holds(Fence fence) {
+        int partition = fence.partition();
+        return fence.owner() != null && fence.owner().equals(owners[partition]) && epochs[partition] == fence.epoch();
     }
 
     private boolean exists(int partition) {

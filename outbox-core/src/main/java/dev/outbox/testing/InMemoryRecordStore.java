@@ -3,8 +3,10 @@ package dev.outbox.testing;
 import dev.outbox.OutboxRecord;
 import dev.outbox.OutboxRecordRepository;
 import dev.outbox.OutboxRecordStatus;
-import dev.outbox.spi.DueRecordsQuery;
+import dev.outbox.partition.Fence;
 import dev.outbox.partition.OwnedPartitions;
+import dev.outbox.spi.Delivery;
+import dev.outbox.spi.DueRecordsQuery;
 import dev.outbox.spi.FailedRecordFilter;
 import dev.outbox.spi.PartitionBacklog;
 import dev.outbox.spi.RecordAdministration;
@@ -22,6 +24,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.function.UnaryOperator;
 import java.util.stream.Collectors;
 import org.jspecify.annotations.Nullable;
@@ -29,21 +32,35 @@ import org.jspecify.annotations.Nullable;
 /**
  * A thread-safe in-memory outbox table, for unit tests of handlers and of the engine without a database. Follows the
  * same contract as the database stores (the shared contract tests run against it): a status write applies only while
- * the record is {@code NEW} with the retry count it was read with.
+ * the record is {@code NEW} with the retry count it was read with, and, for a fenced delivery, while the partition
+ * table of its {@link InMemoryClusterStore} names the delivery's owner under its epoch.
  */
 public final class InMemoryRecordStore implements RecordStore, OutboxRecordRepository, RecordStatistics,
         RecordPurge, RecordAdministration {
 
     private final Map<String, OutboxRecord> records = new LinkedHashMap<>();
     private final int maxPayloadBytes;
+    private final @Nullable InMemoryClusterStore partitions;
     private long nextSequence = 1;
 
+    /** A store for a single instance: it takes unfenced writes only. */
     public InMemoryRecordStore() {
-        this(OutboxRecord.DEFAULT_MAX_PAYLOAD_BYTES);
+        this(OutboxRecord.DEFAULT_MAX_PAYLOAD_BYTES, null);
     }
 
+    /** As {@link #InMemoryRecordStore()}, with a payload limit in UTF-8 bytes. */
     public InMemoryRecordStore(int maxPayloadBytes) {
+        this(maxPayloadBytes, null);
+    }
+
+    /** A store whose fenced writes are checked against the partition table of {@code cluster}. */
+    public InMemoryRecordStore(InMemoryClusterStore cluster) {
+        this(OutboxRecord.DEFAULT_MAX_PAYLOAD_BYTES, Objects.requireNonNull(cluster, "cluster"));
+    }
+
+    private InMemoryRecordStore(int maxPayloadBytes, @Nullable InMemoryClusterStore partitions) {
         this.maxPayloadBytes = OutboxRecord.checkPayloadLimit(maxPayloadBytes);
+        this.partitions = partitions;
     }
 
     @Override
@@ -152,7 +169,7 @@ public final class InMemoryRecordStore implements RecordStore, OutboxRecordRepos
     public synchronized List<PartitionBacklog> pendingByPartition() {
         Map<Integer, List<OutboxRecord>> byPartition = records.values().stream()
                 .filter(r -> r.getStatus() == OutboxRecordStatus.NEW)
-                .collect(Collectors.groupingBy(OutboxRecord::getPartition, java.util.TreeMap::new,
+                .collect(Collectors.groupingBy(OutboxRecord::getPartition, TreeMap::new,
                         Collectors.toList()));
         return byPartition.entrySet().stream().map(entry -> new PartitionBacklog(entry.getKey(),
                 entry.getValue().size(), entry.getValue().stream().map(OutboxRecord::getCreatedAt)
@@ -198,32 +215,38 @@ public final class InMemoryRecordStore implements RecordStore, OutboxRecordRepos
     }
 
     @Override
-    public boolean markCompleted(OutboxRecord record, Instant completedAt) {
-        return updateIfNew(record, b -> b.status(OutboxRecordStatus.COMPLETED).completedAt(completedAt));
+    public synchronized List<Delivery> markCompleted(List<Delivery> deliveries, Instant completedAt) {
+        return deliveries.stream().filter(delivery -> !updateIfCurrent(delivery,
+                b -> b.status(OutboxRecordStatus.COMPLETED).completedAt(completedAt))).toList();
     }
 
     @Override
-    public synchronized boolean deleteCompleted(OutboxRecord record) {
-        if (unchanged(record) == null) {
-            return false;
+    public synchronized List<Delivery> deleteCompleted(List<Delivery> deliveries) {
+        List<Delivery> notDeleted = new ArrayList<>();
+        for (Delivery delivery : deliveries) {
+            if (current(delivery) == null) {
+                notDeleted.add(delivery);
+            } else {
+                records.remove(delivery.id());
+            }
         }
-        records.remove(record.getId());
-        return true;
+        return notDeleted;
     }
 
     @Override
-    public boolean scheduleRetry(OutboxRecord record, int retryCount, Instant nextRetryAt, String lastError) {
-        return updateIfNew(record, b -> b.retryCount(retryCount).nextRetryAt(nextRetryAt).lastError(lastError));
+    public synchronized boolean scheduleRetry(Delivery delivery, int retryCount, Instant nextRetryAt,
+            String lastError) {
+        return updateIfCurrent(delivery, b -> b.retryCount(retryCount).nextRetryAt(nextRetryAt).lastError(lastError));
     }
 
     @Override
-    public boolean markFailed(OutboxRecord record, int retryCount, String lastError) {
-        return updateIfNew(record,
+    public synchronized boolean markFailed(Delivery delivery, int retryCount, String lastError) {
+        return updateIfCurrent(delivery,
                 b -> b.status(OutboxRecordStatus.FAILED).retryCount(retryCount).lastError(lastError));
     }
 
-    private synchronized boolean updateIfNew(OutboxRecord record, UnaryOperator<OutboxRecord.RestoreBuilder> change) {
-        OutboxRecord current = unchanged(record);
+    private boolean updateIfCurrent(Delivery delivery, UnaryOperator<OutboxRecord.RestoreBuilder> change) {
+        OutboxRecord current = current(delivery);
         if (current == null) {
             return false;
         }
@@ -231,12 +254,26 @@ public final class InMemoryRecordStore implements RecordStore, OutboxRecordRepos
         return true;
     }
 
-    /** The stored record if it is still NEW with the retry count it was read with, else null. */
-    private @Nullable OutboxRecord unchanged(OutboxRecord record) {
-        OutboxRecord current = records.get(record.getId());
+    /**
+     * The stored record if it is still NEW with the retry count it was read with and the delivery's fence holds,
+     * else null.
+     */
+    private @Nullable OutboxRecord current(Delivery delivery) {
+        OutboxRecord current = records.get(delivery.id());
         boolean unchanged = current != null && current.getStatus() == OutboxRecordStatus.NEW
-                && current.getRetryCount() == record.getRetryCount();
-        return unchanged ? current : null;
+                && current.getRetryCount() == delivery.record().getRetryCount();
+        return unchanged && fenceHolds(delivery.fence()) ? current : null;
+    }
+
+    private boolean fenceHolds(Fence fence) {
+        if (!fence.isFenced()) {
+            return true;
+        }
+        if (partitions == null) {
+            throw new IllegalStateException("a write under the fence of " + fence + ", but this store has no "
+                    + "partition table to check it against; create it with new InMemoryRecordStore(clusterStore)");
+        }
+        return partitions.holds(fence);
     }
 
     private static Comparator<OutboxRecord> bySequence() {

@@ -1,5 +1,6 @@
 package dev.outbox.admin;
 
+import dev.outbox.spi.Delivery;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -46,7 +47,7 @@ class OutboxAdminTest {
         OutboxRecord record = OutboxRecord.builder().aggregateId(aggregateId).eventType("E").payload("{}")
                 .build(clock);
         store.save(record);
-        assertThat(store.markFailed(store.findById(record.getId()).orElseThrow(), 3, "gave up")).isTrue();
+        assertThat(store.markFailed(Delivery.unfenced(store.findById(record.getId()).orElseThrow()), 3, "gave up")).isTrue();
         return record;
     }
 }

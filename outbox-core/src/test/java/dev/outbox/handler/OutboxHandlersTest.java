@@ -88,7 +88,7 @@ class OutboxHandlersTest {
         outbox.schedule(new OrderPlaced("1"), "A");
         outbox.schedule(new OrderPlaced("2"), "A");
         outbox.schedule(new OrderPlaced("3"), "A");
-        processor = processor(handlers, ProcessingOptions.defaults().withMaxRetries(3));
+        processor = processor(handlers, 3);
 
         processor.processDueRecords();
         assertThat(calls).as("mailer goes on while ledger's first record waits for its retry")
@@ -119,7 +119,7 @@ class OutboxHandlersTest {
                         .handler((event, metadata) -> failing("patient", event)).build())
                 .build();
         outbox(handlers).schedule(new OrderPlaced("1"), "A");
-        processor = processor(handlers, ProcessingOptions.defaults().withMaxRetries(3));
+        processor = processor(handlers, 3);
 
         processor.processDueRecords();
         OutboxRecord impatient = only("impatient");
@@ -153,7 +153,7 @@ class OutboxHandlersTest {
         Outbox outbox = outbox(handlers);
         OutboxRecord first = outbox.schedule(new OrderPlaced("1"), "A");
         outbox.schedule(new OrderPlaced("2"), "A");
-        processor = processor(handlers, ProcessingOptions.defaults());
+        processor = processor(handlers, OutboxRetryPolicy.DEFAULT_MAX_RETRIES);
 
         for (int round = 0; round < 4; round++) {
             processor.processDueRecords();
@@ -177,7 +177,7 @@ class OutboxHandlersTest {
                         }).build())
                 .build();
         OutboxRecord record = outbox(handlers).schedule(new OrderPlaced("1"), "A");
-        processor = processor(handlers, ProcessingOptions.defaults());
+        processor = processor(handlers, OutboxRetryPolicy.DEFAULT_MAX_RETRIES);
 
         processor.processDueRecords();
 
@@ -191,7 +191,7 @@ class OutboxHandlersTest {
     void aPayloadThatCannotBeReadFailsOnceWithAClearError() {
         OutboxHandlers handlers = OutboxHandlers.builder().deserializer(READER).handler(recording("mailer")).build();
         OutboxRecord record = handlers.fanningOut(store).save(record("A", "not json"));
-        processor = processor(handlers, ProcessingOptions.defaults().withMaxRetries(5));
+        processor = processor(handlers, 5);
 
         processor.processDueRecords();
         clock.advance(Duration.ofHours(1));
@@ -210,7 +210,7 @@ class OutboxHandlersTest {
         OutboxHandlers handlers = OutboxHandlers.builder().deserializer(READER).handler(recording("mailer")).build();
         OutboxRecord orphan = store.save(OutboxRecord.builder().aggregateId("A").eventType("OrderPlaced")
                 .payload("{1}").handlerId("order-mailer-v1").build(clock));
-        processor = processor(handlers, ProcessingOptions.defaults().withMaxRetries(5));
+        processor = processor(handlers, 5);
 
         processor.processDueRecords();
         clock.advance(Duration.ofHours(1));
@@ -229,7 +229,7 @@ class OutboxHandlersTest {
                 .recordProcessor(record -> calls.add("processor:" + record.getEventType())).build();
         OutboxRecord legacy = store.save(OutboxRecord.builder().aggregateId("A").eventType("Legacy").payload("x")
                 .build(clock));
-        processor = processor(withProcessor, ProcessingOptions.defaults());
+        processor = processor(withProcessor, OutboxRetryPolicy.DEFAULT_MAX_RETRIES);
         processor.processDueRecords();
         assertThat(calls).containsExactly("processor:Legacy");
         assertThat(store.findById(legacy.getId()).orElseThrow().getStatus()).isEqualTo(OutboxRecordStatus.COMPLETED);
@@ -238,7 +238,7 @@ class OutboxHandlersTest {
         OutboxHandlers handlersOnly = OutboxHandlers.builder().deserializer(READER).handler(recording("mailer"))
                 .build();
         OutboxRecord unaddressed = store.save(record("B", "{1}"));
-        processor = processor(handlersOnly, ProcessingOptions.defaults().withMaxRetries(5));
+        processor = processor(handlersOnly, 5);
         processor.processDueRecords();
 
         OutboxRecord stored = store.findById(unaddressed.getId()).orElseThrow();
@@ -254,7 +254,7 @@ class OutboxHandlersTest {
                 .handler(HandlerRegistration.of("mailer", OrderPlaced.class, (event, metadata) -> seen.add(metadata)))
                 .build();
         OutboxRecord record = outbox(handlers).schedule(new OrderPlaced("1"), "A");
-        processor = processor(handlers, ProcessingOptions.defaults());
+        processor = processor(handlers, OutboxRetryPolicy.DEFAULT_MAX_RETRIES);
 
         processor.processDueRecords();
 
@@ -311,8 +311,9 @@ class OutboxHandlersTest {
         return OutboxRecord.builder().aggregateId(aggregateId).eventType("OrderPlaced").payload(payload).build(clock);
     }
 
-    private OutboxProcessor processor(OutboxHandlers handlers, ProcessingOptions options) {
-        return OutboxProcessor.builder().recordStore(store).handler(handlers.asRecordProcessor()).clock(clock)
-                .retryPolicy(OutboxRetryPolicy.fixed(Duration.ofMinutes(1))).options(options).build();
+    /** The default policy: a minute between retries, at most {@code maxRetries}. */
+    private OutboxProcessor processor(OutboxHandlers handlers, int maxRetries) {
+        return OutboxProcessor.builder().recordStore(store).routes(handlers).clock(clock)
+                .retryPolicy(OutboxRetryPolicy.fixed(Duration.ofMinutes(1)).withMaxRetries(maxRetries)).build();
     }
 }

@@ -1,5 +1,6 @@
 package dev.outbox.monitoring;
 
+import dev.outbox.spi.Delivery;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -69,7 +70,7 @@ class OutboxMonitorTest {
         save(inPartition3);
         save(inPartition9);
         OutboxRecord done = save(inPartition9);
-        records.markCompleted(done, clock.instant());
+        records.markCompleted(Delivery.unfenced(done), clock.instant());
         clock.advance(Duration.ofSeconds(12));
 
         OutboxSnapshot snapshot = OutboxMonitor.builder().statistics(records).clock(clock)

@@ -1,5 +1,6 @@
 package dev.outbox.processing;
 
+import dev.outbox.spi.Delivery;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.outbox.OutboxRecord;
@@ -97,9 +98,9 @@ class CompletionStorageTest {
         }
 
         @Override
-        public List<OutboxRecord> markCompleted(List<OutboxRecord> records, Instant completedAt) {
-            calls.add(records.stream().map(OutboxRecord::getAggregateId).toList());
-            return new ArrayList<>(super.markCompleted(records, completedAt));
+        public List<Delivery> markCompleted(List<Delivery> deliveries, Instant completedAt) {
+            calls.add(deliveries.stream().map(delivery -> delivery.record().getAggregateId()).toList());
+            return new ArrayList<>(super.markCompleted(deliveries, completedAt));
         }
     }
 }

@@ -1,5 +1,6 @@
 package dev.outbox.processing;
 
+import dev.outbox.spi.Delivery;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -31,15 +32,15 @@ class HandlerFaultsTest {
     /** Like a connection pool, it refuses to work on an interrupted thread. */
     private final ForwardingRecordStore store = new ForwardingRecordStore(records) {
         @Override
-        public boolean scheduleRetry(OutboxRecord record, int retryCount, Instant nextRetryAt, String lastError) {
+        public boolean scheduleRetry(Delivery delivery, int retryCount, Instant nextRetryAt, String lastError) {
             refuseIfInterrupted();
-            return super.scheduleRetry(record, retryCount, nextRetryAt, lastError);
+            return super.scheduleRetry(delivery, retryCount, nextRetryAt, lastError);
         }
 
         @Override
-        public boolean markFailed(OutboxRecord record, int retryCount, String lastError) {
+        public boolean markFailed(Delivery delivery, int retryCount, String lastError) {
             refuseIfInterrupted();
-            return super.markFailed(record, retryCount, lastError);
+            return super.markFailed(delivery, retryCount, lastError);
         }
 
         private void refuseIfInterrupted() {

@@ -7,6 +7,7 @@ import dev.outbox.NonRetryableRecordException;
 import dev.outbox.OutboxRecord;
 import dev.outbox.OutboxRecordStatus;
 import dev.outbox.RetryLaterException;
+import dev.outbox.retry.OutboxRetryPolicy;
 import dev.outbox.testing.InMemoryRecordStore;
 import dev.outbox.testing.MutableClock;
 import java.time.Duration;
@@ -120,7 +121,7 @@ class HandlerResultsTest {
 
     private OutboxProcessor processor(dev.outbox.OutboxRecordProcessor handler) {
         return OutboxProcessor.builder().recordStore(store).handler(handler).clock(clock)
-                .options(ProcessingOptions.defaults().withMaxRetries(3)).build();
+                .retryPolicy(OutboxRetryPolicy.defaults().withMaxRetries(3)).build();
     }
 
     private OutboxRecord save(String aggregateId, String payload) {

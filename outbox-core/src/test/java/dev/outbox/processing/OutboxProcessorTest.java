@@ -1,5 +1,6 @@
 package dev.outbox.processing;
 
+import dev.outbox.spi.Delivery;
 import static java.util.concurrent.TimeUnit.SECONDS;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -288,7 +289,7 @@ class OutboxProcessorTest {
         OutboxProcessor processor = build(processorFor(r -> {
             attempts.incrementAndGet();
             throw new IOException("broker unavailable");
-        }).retryPolicy(OutboxRetryPolicy.fixed(Duration.ofSeconds(10))).options(options().withMaxRetries(5)));
+        }).retryPolicy(OutboxRetryPolicy.fixed(Duration.ofSeconds(10)).withMaxRetries(5)).options(options()));
 
         assertThat(processor.processDueRecords()).isEqualTo(1);
         for (int retry = 1; retry <= 3; retry++) {
@@ -313,8 +314,8 @@ class OutboxProcessorTest {
         OutboxProcessor processor = build(processorFor(r -> {
             attempts.incrementAndGet();
             throw new IllegalStateException("still failing");
-        }).retryPolicy(OutboxRetryPolicy.exponential(Duration.ofSeconds(1), Duration.ofSeconds(60), 2.0))
-                .options(options().withMaxRetries(10)));
+        }).retryPolicy(OutboxRetryPolicy.exponential(Duration.ofSeconds(1), Duration.ofSeconds(60), 2.0).withMaxRetries(10))
+                .options(options()));
 
         assertThat(processor.processDueRecords()).isEqualTo(1);
         int expectedAttempts = 1;
@@ -342,7 +343,7 @@ class OutboxProcessorTest {
         OutboxProcessor processor = build(processorFor(r -> {
             attempts.incrementAndGet();
             throw new IllegalStateException(hugeMessage);
-        }).retryPolicy(OutboxRetryPolicy.fixed(Duration.ofSeconds(1))).options(options().withMaxRetries(3)));
+        }).retryPolicy(OutboxRetryPolicy.fixed(Duration.ofSeconds(1)).withMaxRetries(3)).options(options()));
 
         for (int pass = 0; pass < 10 && reload(record).getStatus() == OutboxRecordStatus.NEW; pass++) {
             processor.processDueRecords();
@@ -369,7 +370,8 @@ class OutboxProcessorTest {
         OutboxProcessor processor = build(processorFor(r -> {
             String prefix = r.getPayload().equals("even") ? "" : "y";
             throw new IllegalStateException(prefix + "😀".repeat(5_000));
-        }).options(options().withMaxRetries(0)));
+        }).retryPolicy(OutboxRetryPolicy.defaults().withMaxRetries(0))
+                .options(options()));
 
         processor.processDueRecords();
 
@@ -403,7 +405,7 @@ class OutboxProcessorTest {
         OutboxProcessor processor = build(processorFor(r -> {
             attempts.incrementAndGet();
             throw new IllegalStateException("once");
-        }).retryPolicy(OutboxRetryPolicy.fixed(Duration.ZERO)).options(options().withMaxRetries(0)));
+        }).retryPolicy(OutboxRetryPolicy.fixed(Duration.ZERO).withMaxRetries(0)).options(options()));
 
         assertThat(processor.processDueRecords()).isEqualTo(1);
         clock.advance(Duration.ofHours(1));
@@ -438,7 +440,7 @@ class OutboxProcessorTest {
                 throw new IllegalArgumentException("cannot parse");
             }
             throw new IllegalStateException("try later");
-        }).retryPolicy(notForPoison).options(options().withMaxRetries(3)));
+        }).retryPolicy(notForPoison.withMaxRetries(3)).options(options()));
 
         processor.processDueRecords();
         clock.advance(Duration.ofSeconds(5));
@@ -458,7 +460,8 @@ class OutboxProcessorTest {
         OutboxRecord a2 = save("A", "a2");
         OutboxRecord b1 = save("B", "b1");
         OutboxProcessor processor = build(processorFor(recordingHandler(Set.of("a1")))
-                .options(options().withMaxRetries(0)));
+                .retryPolicy(OutboxRetryPolicy.defaults().withMaxRetries(0))
+                .options(options()));
 
         processor.processDueRecords();
         for (int i = 0; i < 3; i++) {
@@ -495,7 +498,8 @@ class OutboxProcessorTest {
                 default -> {
                 }
             }
-        }).options(options().withMaxRetries(0).withConcurrency(2).withPollInterval(Duration.ofMillis(20))));
+        }).retryPolicy(OutboxRetryPolicy.defaults().withMaxRetries(0))
+                .options(options().withConcurrency(2).withPollInterval(Duration.ofMillis(20))));
 
         processor.start();
         await().atMost(PATIENCE).untilAsserted(() -> {
@@ -612,7 +616,8 @@ class OutboxProcessorTest {
                 interrupted.countDown();
                 throw e;
             }
-        }).options(options().withMaxRetries(0).withConcurrency(1).withPollInterval(Duration.ofHours(1))));
+        }).retryPolicy(OutboxRetryPolicy.defaults().withMaxRetries(0))
+                .options(options().withConcurrency(1).withPollInterval(Duration.ofHours(1))));
 
         processor.start();
         assertThat(started.await(PATIENCE.toSeconds(), SECONDS)).isTrue();
@@ -746,8 +751,8 @@ class OutboxProcessorTest {
                 thrown.put("bad#" + record.getRetryCount(), error);
                 throw error;
             }
-        }).listener(listener).retryPolicy(OutboxRetryPolicy.fixed(Duration.ofSeconds(5)))
-                .options(options().withMaxRetries(1)));
+        }).listener(listener).retryPolicy(OutboxRetryPolicy.fixed(Duration.ofSeconds(5)).withMaxRetries(1))
+                .options(options()));
 
         processor.processDueRecords();
         assertThat(events).containsExactlyInAnyOrder("completed ok", "retry bad #1 (was 0) same-error=true");
@@ -765,13 +770,8 @@ class OutboxProcessorTest {
         List<String> events = Collections.synchronizedList(new ArrayList<>());
         RecordStore refusing = new ForwardingRecordStore(store) {
             @Override
-            public boolean markCompleted(OutboxRecord record, Instant completedAt) {
-                return false;
-            }
-
-            @Override
-            public List<OutboxRecord> markCompleted(List<OutboxRecord> records, Instant completedAt) {
-                return records;
+            public List<Delivery> markCompleted(List<Delivery> deliveries, Instant completedAt) {
+                return deliveries;
             }
         };
         OutboxRecord record = save("A", "a1");
@@ -845,7 +845,7 @@ class OutboxProcessorTest {
             assertThat(defaults.batchSize()).isEqualTo(100);
             assertThat(defaults.stopOnFirstFailure()).isTrue();
             assertThat(defaults.concurrency()).isEqualTo(4);
-            assertThat(defaults.maxRetries()).isEqualTo(3);
+            assertThat(OutboxRetryPolicy.defaults().maxRetries()).hasValue(3);
             assertThat(defaults.shutdownTimeout()).isEqualTo(Duration.ofSeconds(15));
         }
 
@@ -856,8 +856,6 @@ class OutboxProcessorTest {
                     .hasMessageContaining("outbox.batch-size").hasMessageContaining("0");
             assertThatThrownBy(() -> defaults.withConcurrency(0)).isInstanceOf(IllegalArgumentException.class)
                     .hasMessageContaining("outbox.processing.concurrency");
-            assertThatThrownBy(() -> defaults.withMaxRetries(-1)).isInstanceOf(IllegalArgumentException.class)
-                    .hasMessageContaining("outbox.retry.max-retries").hasMessageContaining("-1");
             assertThatThrownBy(() -> defaults.withPollInterval(Duration.ZERO))
                     .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("outbox.poll-interval");
             assertThatThrownBy(() -> defaults.withShutdownTimeout(Duration.ofSeconds(-1)))

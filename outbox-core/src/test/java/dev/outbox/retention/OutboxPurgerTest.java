@@ -1,5 +1,6 @@
 package dev.outbox.retention;
 
+import dev.outbox.spi.Delivery;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -56,7 +57,7 @@ class OutboxPurgerTest {
         OutboxRecord record = OutboxRecord.builder().aggregateId(aggregateId).eventType("E").payload("{}")
                 .build(clock);
         store.save(record);
-        assertThat(store.markFailed(store.findById(record.getId()).orElseThrow(), 3, "gave up")).isTrue();
+        assertThat(store.markFailed(Delivery.unfenced(store.findById(record.getId()).orElseThrow()), 3, "gave up")).isTrue();
         assertThat(store.findById(record.getId()).orElseThrow().getStatus()).isEqualTo(OutboxRecordStatus.FAILED);
         return record;
     }

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.outbox.OutboxRecord;
 import dev.outbox.OutboxRecordRepository;
 import dev.outbox.OutboxRecordStatus;
+import dev.outbox.partition.Fence;
 import dev.outbox.partition.OwnedPartitions;
 import dev.outbox.partition.PartitionHasher;
 import dev.outbox.testing.AggregateIds;
@@ -14,6 +15,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -56,6 +58,9 @@ public abstract class RecordStoreContract {
         return (RecordStatistics) recordStore();
     }
 
+    /** The partition table the store checks fenced writes against; its rows may be owned by anyone at the start. */
+    protected abstract PartitionStore partitions();
+
     // ================================================================ helpers
 
     private OutboxRecord build(String aggregateId, String payload) {
@@ -91,9 +96,18 @@ public abstract class RecordStoreContract {
         return records.stream().map(OutboxRecord::getPayload).toList();
     }
 
+    /** The record as handed out by an instance that owns every partition without coordination. */
+    private static Delivery unfenced(OutboxRecord record) {
+        return Delivery.unfenced(record);
+    }
+
+    private static List<Delivery> unfenced(OutboxRecord... records) {
+        return Arrays.stream(records).map(Delivery::unfenced).toList();
+    }
+
     /** Keeps the record NEW but not due before {@code clock + 1 h}. */
     private void makeWaiting(OutboxRecord record) {
-        assertThat(recordStore().scheduleRetry(stored(record), 1, clock.instant().plus(Duration.ofHours(1)),
+        assertThat(recordStore().scheduleRetry(unfenced(stored(record)), 1, clock.instant().plus(Duration.ofHours(1)),
                 "java.io.IOException: broker down")).isTrue();
     }
 
@@ -104,7 +118,7 @@ public abstract class RecordStoreContract {
         OutboxRecord parked = save("A", "a1-parked");
         save("A", "a2");
         save("B", "b1");
-        assertThat(recordStore().markFailed(stored(parked), 3, "gave up")).isTrue();
+        assertThat(recordStore().markFailed(unfenced(stored(parked)), 3, "gave up")).isTrue();
         assertThat(findDue(true)).as("parked").containsExactly("b1");
 
         assertThat(administration().skipFailed(parked.getId(), clock.instant())).isTrue();
@@ -123,7 +137,7 @@ public abstract class RecordStoreContract {
                 .build(clock));
         OutboxRecord fresh = save("D", "new");
         for (OutboxRecord record : List.of(x1, x2, y1)) {
-            assertThat(recordStore().markFailed(stored(record), 3, "gave up")).isTrue();
+            assertThat(recordStore().markFailed(unfenced(stored(record)), 3, "gave up")).isTrue();
         }
         clock.advance(Duration.ofMinutes(1));
 
@@ -150,7 +164,7 @@ public abstract class RecordStoreContract {
                 .build(clock));
         OutboxRecord fresh = save("D", "new");
         for (OutboxRecord record : List.of(a, b, c)) {
-            assertThat(recordStore().markFailed(stored(record), 3, "gave up")).isTrue();
+            assertThat(recordStore().markFailed(unfenced(stored(record)), 3, "gave up")).isTrue();
         }
 
         assertThat(payloads(administration().findFailed(FailedRecordFilter.any(), 10))).containsExactly("a", "b", "c");
@@ -188,9 +202,9 @@ public abstract class RecordStoreContract {
         clock.advance(Duration.ofDays(8));
         OutboxRecord recent = save(inPartition3, "recent");
         for (OutboxRecord record : List.of(old.get(0), old.get(1), old.get(2), oldOtherPartition, recent)) {
-            assertThat(recordStore().markCompleted(stored(record), clock.instant())).isTrue();
+            assertThat(recordStore().markCompleted(unfenced(stored(record)), clock.instant())).isTrue();
         }
-        assertThat(recordStore().markFailed(stored(oldFailed), 3, "gave up")).isTrue();
+        assertThat(recordStore().markFailed(unfenced(stored(oldFailed)), 3, "gave up")).isTrue();
         Instant cutoff = clock.instant().minus(Duration.ofDays(7));
         OwnedPartitions partition3 = OwnedPartitions.of(3);
 
@@ -214,11 +228,11 @@ public abstract class RecordStoreContract {
     public final void thePurgerDeletesInBatchesUntilNothingOldIsLeft() {
         for (int i = 0; i < 25; i++) {
             OutboxRecord record = save("agg-" + (i % 7), "old-" + i);
-            assertThat(recordStore().markCompleted(stored(record), clock.instant())).isTrue();
+            assertThat(recordStore().markCompleted(unfenced(stored(record)), clock.instant())).isTrue();
         }
         clock.advance(Duration.ofDays(2));
         OutboxRecord recent = save("agg-1", "recent");
-        assertThat(recordStore().markCompleted(stored(recent), clock.instant())).isTrue();
+        assertThat(recordStore().markCompleted(unfenced(stored(recent)), clock.instant())).isTrue();
         List<Integer> batches = new ArrayList<>();
         RecordPurge counting = (partitions, status, createdBefore, limit) -> {
             int deleted = purge().purge(partitions, status, createdBefore, limit);
@@ -247,8 +261,8 @@ public abstract class RecordStoreContract {
         OutboxRecord failed = save(inPartition200, "d");
         clock.advance(Duration.ofSeconds(5));
         OutboxRecord waiting = save(inPartition200, "e");
-        assertThat(recordStore().markCompleted(completed, clock.instant())).isTrue();
-        assertThat(recordStore().markFailed(stored(failed), 3, "gave up")).isTrue();
+        assertThat(recordStore().markCompleted(unfenced(completed), clock.instant())).isTrue();
+        assertThat(recordStore().markFailed(unfenced(stored(failed)), 3, "gave up")).isTrue();
         makeWaiting(waiting);
 
         assertThat(statistics().countByStatus()).containsOnly(
@@ -337,9 +351,9 @@ public abstract class RecordStoreContract {
         for (int i = 1; i <= 6; i++) {
             records.add(save("agg-" + i, "r" + i));
         }
-        assertThat(recordStore().markCompleted(records.get(1), clock.instant())).isTrue();
-        assertThat(recordStore().markCompleted(records.get(3), clock.instant())).isTrue();
-        assertThat(recordStore().markFailed(records.get(4), 0, "java.lang.IllegalStateException: x")).isTrue();
+        assertThat(recordStore().markCompleted(unfenced(records.get(1)), clock.instant())).isTrue();
+        assertThat(recordStore().markCompleted(unfenced(records.get(3)), clock.instant())).isTrue();
+        assertThat(recordStore().markFailed(unfenced(records.get(4)), 0, "java.lang.IllegalStateException: x")).isTrue();
 
         assertThat(payloads(repository().findByStatus(OutboxRecordStatus.NEW, 10))).containsExactly("r1", "r3",
                 "r6");
@@ -407,10 +421,10 @@ public abstract class RecordStoreContract {
         clock.set(now.plus(1, ChronoUnit.MICROS));
         save("one-micro-later", "one-micro-later");
         clock.set(now);
-        assertThat(recordStore().markCompleted(completed, now)).isTrue();
-        assertThat(recordStore().markFailed(failed, 0, "java.lang.IllegalStateException: no")).isTrue();
-        assertThat(recordStore().scheduleRetry(retryLater, 1, now.plusSeconds(10), "e")).isTrue();
-        assertThat(recordStore().scheduleRetry(retryNow, 1, now, "e")).isTrue();
+        assertThat(recordStore().markCompleted(unfenced(completed), now)).isTrue();
+        assertThat(recordStore().markFailed(unfenced(failed), 0, "java.lang.IllegalStateException: no")).isTrue();
+        assertThat(recordStore().scheduleRetry(unfenced(retryLater), 1, now.plusSeconds(10), "e")).isTrue();
+        assertThat(recordStore().scheduleRetry(unfenced(retryNow), 1, now, "e")).isTrue();
 
         for (boolean headOfAggregateOnly : new boolean[] {true, false}) {
             assertThat(findDue(headOfAggregateOnly)).as("headOfAggregateOnly=%s", headOfAggregateOnly)
@@ -428,7 +442,7 @@ public abstract class RecordStoreContract {
     public final void findDueReturnsCompleteRecordsIncludingRetryState() {
         OutboxRecord record = save("A", "a1");
         Instant retryAt = clock.instant().plusSeconds(5);
-        assertThat(recordStore().scheduleRetry(record, 1, retryAt, "java.io.IOException: timeout")).isTrue();
+        assertThat(recordStore().scheduleRetry(unfenced(record), 1, retryAt, "java.io.IOException: timeout")).isTrue();
         clock.set(retryAt);
 
         List<OutboxRecord> due = recordStore().findDue(
@@ -503,7 +517,7 @@ public abstract class RecordStoreContract {
         OutboxRecord a1 = save("A", "a1");
         save("B", "b1");
         save("A", "a2");
-        assertThat(recordStore().markFailed(a1, 3, "java.lang.IllegalStateException: gave up")).isTrue();
+        assertThat(recordStore().markFailed(unfenced(a1), 3, "java.lang.IllegalStateException: gave up")).isTrue();
 
         assertThat(findDue(true)).containsExactly("b1");
         clock.advance(Duration.ofDays(365));
@@ -522,7 +536,7 @@ public abstract class RecordStoreContract {
 
         assertThat(findDue(true)).containsExactly("ledger-1", "ledger-2", "unaddressed");
 
-        assertThat(recordStore().markFailed(stored(mail1), 3, "gave up")).isTrue();
+        assertThat(recordStore().markFailed(unfenced(stored(mail1)), 3, "gave up")).isTrue();
         assertThat(findDue(true)).containsExactly("ledger-1", "ledger-2", "unaddressed");
         assertThat(payloads(administration().findFailed(FailedRecordFilter.any().withHandlerId("ledger"), 10)))
                 .isEmpty();
@@ -577,8 +591,8 @@ public abstract class RecordStoreContract {
         OutboxRecord a1 = save("A", "a1");
         OutboxRecord a2 = save("A", "a2");
         save("A", "a3");
-        assertThat(recordStore().markCompleted(a1, clock.instant())).isTrue();
-        assertThat(recordStore().markCompleted(a2, clock.instant())).isTrue();
+        assertThat(recordStore().markCompleted(unfenced(a1), clock.instant())).isTrue();
+        assertThat(recordStore().markCompleted(unfenced(a2), clock.instant())).isTrue();
 
         assertThat(findDue(true)).containsExactly("a3");
     }
@@ -612,7 +626,7 @@ public abstract class RecordStoreContract {
         OutboxRecord a2 = save("A", "a2");
         save("A", "a3");
         makeWaiting(a1);
-        assertThat(recordStore().markFailed(a2, 0, "java.lang.IllegalStateException: x")).isTrue();
+        assertThat(recordStore().markFailed(unfenced(a2), 0, "java.lang.IllegalStateException: x")).isTrue();
 
         assertThat(findDue(false)).containsExactly("a3");
         assertThat(findDue(true)).isEmpty();
@@ -626,7 +640,7 @@ public abstract class RecordStoreContract {
         OutboxRecord neighbour = save("A", "a2");
         Instant completedAt = clock.instant().plusSeconds(5);
 
-        assertThat(recordStore().markCompleted(record, completedAt)).isTrue();
+        assertThat(recordStore().markCompleted(unfenced(record), completedAt)).isTrue();
 
         OutboxRecord after = stored(record);
         assertThat(after.getStatus()).isEqualTo(OutboxRecordStatus.COMPLETED);
@@ -641,7 +655,7 @@ public abstract class RecordStoreContract {
         OutboxRecord neighbour = save("B", "b1");
         Instant nextRetryAt = clock.instant().plusSeconds(30);
 
-        assertThat(recordStore().scheduleRetry(record, 1, nextRetryAt, "java.io.IOException: refused")).isTrue();
+        assertThat(recordStore().scheduleRetry(unfenced(record), 1, nextRetryAt, "java.io.IOException: refused")).isTrue();
 
         OutboxRecord after = stored(record);
         assertThat(after.getStatus()).isEqualTo(OutboxRecordStatus.NEW);
@@ -655,7 +669,7 @@ public abstract class RecordStoreContract {
 
         // Still NEW: the next failure may be scheduled again.
         Instant later = nextRetryAt.plusSeconds(60);
-        assertThat(recordStore().scheduleRetry(after, 2, later, "java.io.IOException: refused again")).isTrue();
+        assertThat(recordStore().scheduleRetry(unfenced(after), 2, later, "java.io.IOException: refused again")).isTrue();
         assertThat(stored(record).getRetryCount()).isEqualTo(2);
         assertThat(stored(record).getNextRetryAt()).isEqualTo(later);
         assertThat(stored(record).getLastError()).isEqualTo("java.io.IOException: refused again");
@@ -666,7 +680,7 @@ public abstract class RecordStoreContract {
         OutboxRecord record = save("A", "a1");
         OutboxRecord neighbour = save("B", "b1");
 
-        assertThat(recordStore().markFailed(record, 3, "java.lang.IllegalStateException: gave up")).isTrue();
+        assertThat(recordStore().markFailed(unfenced(record), 3, "java.lang.IllegalStateException: gave up")).isTrue();
 
         OutboxRecord after = stored(record);
         assertThat(after.getStatus()).isEqualTo(OutboxRecordStatus.FAILED);
@@ -682,12 +696,12 @@ public abstract class RecordStoreContract {
     public final void markingCompletedTwiceReturnsFalseTheSecondTimeAndKeepsTheFirstOutcome() {
         OutboxRecord record = save("A", "a1");
         Instant first = clock.instant().plusSeconds(1);
-        assertThat(recordStore().markCompleted(record, first)).isTrue();
+        assertThat(recordStore().markCompleted(unfenced(record), first)).isTrue();
         OutboxRecord completed = stored(record);
 
-        assertThat(recordStore().markCompleted(completed, first.plusSeconds(10))).isFalse();
-        assertThat(recordStore().scheduleRetry(completed, 1, first.plusSeconds(10), "late failure")).isFalse();
-        assertThat(recordStore().markFailed(completed, 1, "late failure")).isFalse();
+        assertThat(recordStore().markCompleted(unfenced(completed), first.plusSeconds(10))).isFalse();
+        assertThat(recordStore().scheduleRetry(unfenced(completed), 1, first.plusSeconds(10), "late failure")).isFalse();
+        assertThat(recordStore().markFailed(unfenced(completed), 1, "late failure")).isFalse();
 
         assertThat(stored(record)).usingRecursiveComparison().isEqualTo(completed);
         assertThat(stored(record).getCompletedAt()).isEqualTo(first);
@@ -696,12 +710,12 @@ public abstract class RecordStoreContract {
     @Test
     public final void aFailedRecordAcceptsNoFurtherStatusWrite() {
         OutboxRecord record = save("A", "a1");
-        assertThat(recordStore().markFailed(record, 0, "java.lang.IllegalStateException: poison")).isTrue();
+        assertThat(recordStore().markFailed(unfenced(record), 0, "java.lang.IllegalStateException: poison")).isTrue();
         OutboxRecord failed = stored(record);
 
-        assertThat(recordStore().markCompleted(failed, clock.instant())).isFalse();
-        assertThat(recordStore().scheduleRetry(failed, 0, clock.instant(), "again")).isFalse();
-        assertThat(recordStore().markFailed(failed, 0, "again")).isFalse();
+        assertThat(recordStore().markCompleted(unfenced(failed), clock.instant())).isFalse();
+        assertThat(recordStore().scheduleRetry(unfenced(failed), 0, clock.instant(), "again")).isFalse();
+        assertThat(recordStore().markFailed(unfenced(failed), 0, "again")).isFalse();
 
         assertThat(stored(record)).usingRecursiveComparison().isEqualTo(failed);
     }
@@ -711,9 +725,9 @@ public abstract class RecordStoreContract {
         save("A", "a1");
         OutboxRecord unknown = build("A", "never saved");
 
-        assertThat(recordStore().markCompleted(unknown, clock.instant())).isFalse();
-        assertThat(recordStore().scheduleRetry(unknown, 1, clock.instant(), "e")).isFalse();
-        assertThat(recordStore().markFailed(unknown, 1, "e")).isFalse();
+        assertThat(recordStore().markCompleted(unfenced(unknown), clock.instant())).isFalse();
+        assertThat(recordStore().scheduleRetry(unfenced(unknown), 1, clock.instant(), "e")).isFalse();
+        assertThat(recordStore().markFailed(unfenced(unknown), 1, "e")).isFalse();
 
         assertThat(repository().findById(unknown.getId())).isEmpty();
         assertThat(repository().countByStatus(OutboxRecordStatus.NEW)).isEqualTo(1);
@@ -726,12 +740,12 @@ public abstract class RecordStoreContract {
         OutboxRecord a1 = save("A", "a1");
         OutboxRecord a2 = save("A", "a2");
         OutboxRecord a3 = save("A", "a3");
-        assertThat(recordStore().markFailed(a2, 0, "poison")).isTrue();
+        assertThat(recordStore().markFailed(unfenced(a2), 0, "poison")).isTrue();
         Instant at = clock.instant().plusSeconds(1);
 
-        List<OutboxRecord> notChanged = recordStore().markCompleted(List.of(a1, a2, a3), at);
+        List<Delivery> notChanged = recordStore().markCompleted(unfenced(a1, a2, a3), at);
 
-        assertThat(notChanged).containsExactly(a2);
+        assertThat(notChanged).extracting(Delivery::record).containsExactly(a2);
         assertThat(stored(a1).getStatus()).isEqualTo(OutboxRecordStatus.COMPLETED);
         assertThat(stored(a1).getCompletedAt()).isEqualTo(at);
         assertThat(stored(a2).getStatus()).isEqualTo(OutboxRecordStatus.FAILED);
@@ -745,17 +759,150 @@ public abstract class RecordStoreContract {
         OutboxRecord a2 = save("A", "a2");
         OutboxRecord a3 = save("A", "a3");
         OutboxRecord b1 = save("B", "b1");
-        assertThat(recordStore().scheduleRetry(a3, 1, clock.instant(), "once")).isTrue();
+        assertThat(recordStore().scheduleRetry(unfenced(a3), 1, clock.instant(), "once")).isTrue();
 
-        assertThat(recordStore().deleteCompleted(b1)).isTrue();
-        List<OutboxRecord> notDeleted = recordStore().deleteCompleted(List.of(a1, a2, a3));
+        assertThat(recordStore().deleteCompleted(unfenced(b1))).isTrue();
+        List<Delivery> notDeleted = recordStore().deleteCompleted(unfenced(a1, a2, a3));
 
-        assertThat(notDeleted).as("a3 was read before its retry was scheduled").containsExactly(a3);
+        assertThat(notDeleted).extracting(Delivery::record).as("a3 was read before its retry was scheduled")
+                .containsExactly(a3);
         assertThat(repository().findById(a1.getId())).isEmpty();
         assertThat(repository().findById(a2.getId())).isEmpty();
         assertThat(repository().findById(b1.getId())).isEmpty();
         assertThat(stored(a3).getRetryCount()).isEqualTo(1);
-        assertThat(recordStore().deleteCompleted(b1)).as("already gone").isFalse();
+        assertThat(recordStore().deleteCompleted(unfenced(b1))).as("already gone").isFalse();
+    }
+
+    // ================================================================ the fence
+
+    private static final String OWNER = "contract-owner";
+    private static final String OTHER = "contract-other";
+
+    /** Claims the record's partition for {@code owner} (no instance rows exist, so any owner is claimable). */
+    private Fence claim(OutboxRecord record, String owner) {
+        int partition = record.getPartition();
+        PartitionState row = partitions().findAll().get(partition);
+        assertThat(partitions().claim(partition, row.epoch(), owner, Duration.ofHours(1))).isTrue();
+        return Fence.of(partition, row.epoch() + 1, owner);
+    }
+
+    private void release(Fence fence) {
+        assertThat(partitions().release(fence.partition(), fence.epoch(), fence.owner())).isTrue();
+    }
+
+    @Test
+    public final void theOwnerUnderTheCurrentEpochStoresEveryOutcome() {
+        OutboxRecord completed = save("fenced-1", "c");
+        OutboxRecord retried = save("fenced-1", "r");
+        OutboxRecord failed = save("fenced-1", "f");
+        Fence fence = claim(completed, OWNER);
+
+        assertThat(recordStore().markCompleted(Delivery.of(completed, fence), clock.instant())).isTrue();
+        assertThat(recordStore().scheduleRetry(Delivery.of(retried, fence), 1, clock.instant(), "once")).isTrue();
+        assertThat(recordStore().markFailed(Delivery.of(failed, fence), 0, "poison")).isTrue();
+
+        assertThat(stored(completed).getStatus()).isEqualTo(OutboxRecordStatus.COMPLETED);
+        assertThat(stored(retried).getRetryCount()).isEqualTo(1);
+        assertThat(stored(failed).getStatus()).isEqualTo(OutboxRecordStatus.FAILED);
+    }
+
+    @Test
+    public final void aWriteUnderAnOlderEpochChangesNothing() {
+        OutboxRecord record = save("fenced-2", "x");
+        Fence first = claim(record, OWNER);
+        Fence second = claim(record, OWNER);
+        assertThat(second.epoch()).isEqualTo(first.epoch() + 1);
+
+        Delivery stale = Delivery.of(record, first);
+        assertThat(recordStore().markCompleted(stale, clock.instant())).isFalse();
+        assertThat(recordStore().scheduleRetry(stale, 1, clock.instant(), "boom")).isFalse();
+        assertThat(recordStore().markFailed(stale, 0, "boom")).isFalse();
+        assertThat(recordStore().deleteCompleted(stale)).isFalse();
+
+        OutboxRecord unchanged = stored(record);
+        assertThat(unchanged.getStatus()).isEqualTo(OutboxRecordStatus.NEW);
+        assertThat(unchanged.getRetryCount()).isZero();
+        assertThat(unchanged.getLastError()).isNull();
+    }
+
+    @Test
+    public final void aWriteAfterAnotherOwnerTookThePartitionOverChangesNothing() {
+        OutboxRecord record = save("fenced-3", "x");
+        Fence ours = claim(record, OWNER);
+        release(ours);
+        Fence theirs = claim(record, OTHER);
+
+        assertThat(recordStore().markCompleted(Delivery.of(record, ours), clock.instant())).isFalse();
+        assertThat(recordStore().scheduleRetry(Delivery.of(record, ours), 1, clock.instant(), "x")).isFalse();
+        assertThat(recordStore().markCompleted(
+                Delivery.of(record, Fence.of(record.getPartition(), theirs.epoch(), OWNER)), clock.instant()))
+                .as("the current epoch, but not the current owner").isFalse();
+        assertThat(stored(record).getStatus()).isEqualTo(OutboxRecordStatus.NEW);
+        assertThat(recordStore().markCompleted(Delivery.of(record, theirs), clock.instant())).isTrue();
+    }
+
+    @Test
+    public final void aReleasedPartitionFencesItsFormerOwner() {
+        OutboxRecord record = save("fenced-4", "x");
+        Fence ours = claim(record, OWNER);
+        release(ours);
+
+        assertThat(recordStore().markFailed(Delivery.of(record, ours), 0, "x")).isFalse();
+        assertThat(stored(record).getStatus()).isEqualTo(OutboxRecordStatus.NEW);
+    }
+
+    @Test
+    public final void anUnfencedDeliveryIsNotCheckedAgainstThePartitionTable() {
+        OutboxRecord record = save("fenced-5", "x");
+        claim(record, OTHER);
+
+        assertThat(recordStore().markCompleted(unfenced(record), clock.instant())).isTrue();
+        assertThat(stored(record).getStatus()).isEqualTo(OutboxRecordStatus.COMPLETED);
+    }
+
+    @Test
+    public final void aWriteOfSeveralRecordsFencesEachOnItsOwnPartitionAndEpoch() {
+        OutboxRecord current = save(AggregateIds.inPartition(10, "fenced"), "current");
+        OutboxRecord staleEpoch = save(AggregateIds.inPartition(11, "fenced"), "stale epoch");
+        OutboxRecord takenOver = save(AggregateIds.inPartition(12, "fenced"), "taken over");
+        OutboxRecord retriedMeanwhile = save(AggregateIds.inPartition(13, "fenced"), "retried meanwhile");
+        OutboxRecord unfenced = save(AggregateIds.inPartition(14, "fenced"), "unfenced");
+        Fence currentFence = claim(current, OWNER);
+        Fence firstEpoch = claim(staleEpoch, OWNER);
+        claim(staleEpoch, OWNER);
+        Fence lost = claim(takenOver, OWNER);
+        release(lost);
+        claim(takenOver, OTHER);
+        Fence retriedFence = claim(retriedMeanwhile, OWNER);
+        assertThat(recordStore().scheduleRetry(Delivery.of(retriedMeanwhile, retriedFence), 1, clock.instant(),
+                "boom")).isTrue();
+        List<Delivery> delivered = List.of(Delivery.of(current, currentFence), Delivery.of(staleEpoch, firstEpoch),
+                Delivery.of(takenOver, lost), Delivery.of(retriedMeanwhile, retriedFence), unfenced(unfenced));
+
+        List<Delivery> notChanged = recordStore().markCompleted(delivered, clock.instant());
+
+        assertThat(notChanged).extracting(Delivery::id)
+                .containsExactlyInAnyOrder(staleEpoch.getId(), takenOver.getId(), retriedMeanwhile.getId());
+        assertThat(List.of(current, unfenced)).allSatisfy(record ->
+                assertThat(stored(record).getStatus()).isEqualTo(OutboxRecordStatus.COMPLETED));
+        assertThat(List.of(staleEpoch, takenOver, retriedMeanwhile)).allSatisfy(record ->
+                assertThat(stored(record).getStatus()).isEqualTo(OutboxRecordStatus.NEW));
+    }
+
+    @Test
+    public final void aDeleteOfSeveralRecordsFencesEachOnItsOwnPartitionAndEpoch() {
+        OutboxRecord current = save(AggregateIds.inPartition(20, "fenced"), "current");
+        OutboxRecord staleEpoch = save(AggregateIds.inPartition(21, "fenced"), "stale epoch");
+        Fence currentFence = claim(current, OWNER);
+        Fence firstEpoch = claim(staleEpoch, OWNER);
+        claim(staleEpoch, OWNER);
+
+        List<Delivery> notDeleted = recordStore().deleteCompleted(
+                List.of(Delivery.of(current, currentFence), Delivery.of(staleEpoch, firstEpoch)));
+
+        assertThat(notDeleted).extracting(Delivery::id).containsExactly(staleEpoch.getId());
+        assertThat(repository().findById(current.getId())).isEmpty();
+        assertThat(stored(staleEpoch).getStatus()).isEqualTo(OutboxRecordStatus.NEW);
     }
 
     // ================================================================ content fidelity
@@ -812,8 +959,8 @@ public abstract class RecordStoreContract {
         OutboxRecord retried = save("A", "a1");
         OutboxRecord failed = save("B", "b1");
 
-        assertThat(recordStore().scheduleRetry(retried, 1, clock.instant(), error)).isTrue();
-        assertThat(recordStore().markFailed(failed, 0, error)).isTrue();
+        assertThat(recordStore().scheduleRetry(unfenced(retried), 1, clock.instant(), error)).isTrue();
+        assertThat(recordStore().markFailed(unfenced(failed), 0, error)).isTrue();
 
         assertThat(stored(retried).getLastError()).isEqualTo(error);
         assertThat(stored(failed).getLastError()).isEqualTo(error);

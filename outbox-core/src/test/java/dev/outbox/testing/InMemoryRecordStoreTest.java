@@ -6,6 +6,9 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.outbox.OutboxRecord;
 import dev.outbox.OutboxRecordRepository;
 import dev.outbox.OutboxRecordStatus;
+import dev.outbox.partition.Fence;
+import dev.outbox.spi.Delivery;
+import dev.outbox.spi.PartitionStore;
 import dev.outbox.spi.RecordStore;
 import dev.outbox.spi.RecordStoreContract;
 import java.time.Duration;
@@ -22,12 +25,30 @@ import org.junit.jupiter.api.Test;
 /** The shared store contract against the in-memory store, plus what is particular to it. */
 class InMemoryRecordStoreTest extends RecordStoreContract {
 
-    private final InMemoryRecordStore store = new InMemoryRecordStore();
     private final MutableClock clock = new MutableClock(Instant.parse("2025-01-01T00:00:00Z"));
+    private final InMemoryClusterStore cluster = new InMemoryClusterStore(clock);
+    private final InMemoryRecordStore store = new InMemoryRecordStore(cluster);
 
     @Override
     protected RecordStore recordStore() {
         return store;
+    }
+
+    @Override
+    protected PartitionStore partitions() {
+        return cluster;
+    }
+
+    @Test
+    void aStoreWithoutAPartitionTableRefusesAFencedWriteLoudly() {
+        InMemoryRecordStore single = new InMemoryRecordStore();
+        OutboxRecord record = single.save(record("A", "a1"));
+        Delivery fenced = Delivery.of(record, Fence.of(record.getPartition(), 1, "node-a"));
+
+        assertThatThrownBy(() -> single.markCompleted(fenced, clock.instant()))
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("no partition table").hasMessageContaining("new InMemoryRecordStore(clusterStore)");
+        assertThat(single.markCompleted(Delivery.unfenced(record), clock.instant())).isTrue();
     }
 
     @Override
@@ -115,8 +136,8 @@ class InMemoryRecordStoreTest extends RecordStoreContract {
         store.save(record);
         OutboxRecord stored = store.findById(record.getId()).orElseThrow();
 
-        store.scheduleRetry(stored, 1, clock.instant().plus(Duration.ofSeconds(1)), "e");
-        store.markFailed(store.findById(record.getId()).orElseThrow(), 1, "e2");
+        store.scheduleRetry(Delivery.unfenced(stored), 1, clock.instant().plus(Duration.ofSeconds(1)), "e");
+        store.markFailed(Delivery.unfenced(store.findById(record.getId()).orElseThrow()), 1, "e2");
 
         OutboxRecord after = store.findById(record.getId()).orElseThrow();
         assertThat(after.getPayload()).isEqualTo("payload");

@@ -10,12 +10,13 @@ import java.sql.SQLException;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import javax.sql.DataSource;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.dao.DuplicateKeyException;
-import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.jdbc.core.namedparam.NamedParameterJdbcTemplate;
 
 /**
  * {@link InstanceStore} in plain SQL over JDBC, statements from the {@link DatabaseDialect}'s SQL resources. Times are
@@ -31,7 +32,7 @@ public final class JdbcInstanceStore implements InstanceStore {
 
     private static final Logger log = LoggerFactory.getLogger(JdbcInstanceStore.class);
 
-    private final JdbcTemplate jdbc;
+    private final NamedParameterJdbcTemplate jdbc;
     private final DatabaseDialect dialect;
     private final String clockNow;
     private final String registerUpdate;
@@ -43,7 +44,7 @@ public final class JdbcInstanceStore implements InstanceStore {
     private final String removeStale;
 
     public JdbcInstanceStore(DataSource dataSource, DatabaseDialect dialect) {
-        this.jdbc = new JdbcTemplate(Objects.requireNonNull(dataSource, "dataSource"));
+        this.jdbc = new NamedParameterJdbcTemplate(Objects.requireNonNull(dataSource, "dataSource"));
         this.dialect = Objects.requireNonNull(dialect, "dialect");
         SqlStatements sql = dialect.statements();
         this.clockNow = sql.get("clock.now");
@@ -61,14 +62,15 @@ public final class JdbcInstanceStore implements InstanceStore {
     public void register(String instanceId, String hostname, int port) {
         Objects.requireNonNull(instanceId, "instanceId");
         Objects.requireNonNull(hostname, "hostname");
-        if (jdbc.update(registerUpdate, hostname, port, instanceId) == 1) {
+        Map<String, Object> row = Map.of("instanceId", instanceId, "hostname", hostname, "port", port);
+        if (jdbc.update(registerUpdate, row) == 1) {
             log.debug("Outbox instance {} registered again", instanceId);
             return;
         }
         try {
-            jdbc.update(registerInsert, instanceId, hostname, port);
+            jdbc.update(registerInsert, row);
         } catch (DuplicateKeyException e) {
-            if (jdbc.update(registerUpdate, hostname, port, instanceId) != 1) {
+            if (jdbc.update(registerUpdate, row) != 1) {
                 throw new IllegalStateException("Outbox: cannot register instance " + instanceId
                         + ": its row was inserted and removed concurrently", e);
             }
@@ -77,30 +79,30 @@ public final class JdbcInstanceStore implements InstanceStore {
 
     @Override
     public boolean heartbeat(String instanceId) {
-        return jdbc.update(heartbeat, Objects.requireNonNull(instanceId, "instanceId")) == 1;
+        return jdbc.update(heartbeat, id(instanceId)) == 1;
     }
 
     @Override
     public void markShuttingDown(String instanceId) {
-        jdbc.update(markShuttingDown, Objects.requireNonNull(instanceId, "instanceId"));
+        jdbc.update(markShuttingDown, id(instanceId));
     }
 
     @Override
     public void remove(String instanceId) {
-        jdbc.update(remove, Objects.requireNonNull(instanceId, "instanceId"));
+        jdbc.update(remove, id(instanceId));
     }
 
     /** One statement: the cutoff is computed from the database's clock in SQL, which also returns that clock. */
     @Override
     public List<InstanceState> findLive(Duration staleTimeout) {
         long staleMillis = Objects.requireNonNull(staleTimeout, "staleTimeout").toMillis();
-        return jdbc.query(findLive, (rs, rowNum) -> mapRow(rs,
-                Objects.requireNonNull(dialect.readTimestamp(rs, "db_now"), "db_now")), staleMillis);
+        return jdbc.query(findLive, Map.of("staleMillis", staleMillis), (rs, rowNum) -> mapRow(rs,
+                Objects.requireNonNull(dialect.readTimestamp(rs, "db_now"), "db_now")));
     }
 
     @Override
     public int removeStale(Duration staleTimeout) {
-        return jdbc.update(removeStale, cutoff(databaseNow(), staleTimeout));
+        return jdbc.update(removeStale, Map.of("cutoff", cutoff(databaseNow(), staleTimeout)));
     }
 
     private Object cutoff(Instant now, Duration staleTimeout) {
@@ -108,8 +110,13 @@ public final class JdbcInstanceStore implements InstanceStore {
     }
 
     private Instant databaseNow() {
-        Instant now = jdbc.queryForObject(clockNow, (rs, rowNum) -> dialect.readTimestamp(rs, "db_now"));
+        Instant now = jdbc.getJdbcTemplate().queryForObject(clockNow,
+                (rs, rowNum) -> dialect.readTimestamp(rs, "db_now"));
         return Objects.requireNonNull(now, "the database returned no CURRENT_TIMESTAMP");
+    }
+
+    private static Map<String, Object> id(String instanceId) {
+        return Map.of("instanceId", Objects.requireNonNull(instanceId, "instanceId"));
     }
 
     /** A heartbeat committed just after the clock read would show a negative age; it counts as zero. */

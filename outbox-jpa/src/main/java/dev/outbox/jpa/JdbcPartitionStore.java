@@ -7,9 +7,10 @@ import dev.outbox.spi.PartitionStore;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import javax.sql.DataSource;
-import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.jdbc.core.namedparam.NamedParameterJdbcTemplate;
 
 /**
  * {@link PartitionStore} in plain SQL over JDBC, statements from the {@link DatabaseDialect}'s SQL resources. A claim
@@ -19,7 +20,7 @@ import org.springframework.jdbc.core.JdbcTemplate;
  */
 public final class JdbcPartitionStore implements PartitionStore {
 
-    private final JdbcTemplate jdbc;
+    private final NamedParameterJdbcTemplate jdbc;
     private final DatabaseDialect dialect;
     private final String clockNow;
     private final String findAll;
@@ -27,7 +28,7 @@ public final class JdbcPartitionStore implements PartitionStore {
     private final String release;
 
     public JdbcPartitionStore(DataSource dataSource, DatabaseDialect dialect) {
-        this.jdbc = new JdbcTemplate(Objects.requireNonNull(dataSource, "dataSource"));
+        this.jdbc = new NamedParameterJdbcTemplate(Objects.requireNonNull(dataSource, "dataSource"));
         this.dialect = Objects.requireNonNull(dialect, "dialect");
         SqlStatements sql = dialect.statements();
         this.clockNow = sql.get("clock.now");
@@ -38,7 +39,7 @@ public final class JdbcPartitionStore implements PartitionStore {
 
     @Override
     public List<PartitionState> findAll() {
-        return jdbc.query(findAll, (rs, rowNum) -> new PartitionState(rs.getInt("partition_no"),
+        return jdbc.getJdbcTemplate().query(findAll, (rs, rowNum) -> new PartitionState(rs.getInt("partition_no"),
                 rs.getString("owner_instance_id"), rs.getLong("epoch")));
     }
 
@@ -47,16 +48,19 @@ public final class JdbcPartitionStore implements PartitionStore {
         Objects.requireNonNull(instanceId, "instanceId");
         Objects.requireNonNull(staleTimeout, "staleTimeout");
         Object cutoff = dialect.timestampValue(databaseNow().minus(staleTimeout));
-        return jdbc.update(claim, instanceId, partition, expectedEpoch, instanceId, cutoff) == 1;
+        return jdbc.update(claim, Map.of("instanceId", instanceId, "partition", partition, "expectedEpoch",
+                expectedEpoch, "cutoff", cutoff)) == 1;
     }
 
     @Override
     public boolean release(int partition, long epoch, String instanceId) {
-        return jdbc.update(release, partition, Objects.requireNonNull(instanceId, "instanceId"), epoch) == 1;
+        return jdbc.update(release, Map.of("partition", partition, "instanceId",
+                Objects.requireNonNull(instanceId, "instanceId"), "epoch", epoch)) == 1;
     }
 
     private Instant databaseNow() {
-        Instant now = jdbc.queryForObject(clockNow, (rs, rowNum) -> dialect.readTimestamp(rs, "db_now"));
+        Instant now = jdbc.getJdbcTemplate().queryForObject(clockNow,
+                (rs, rowNum) -> dialect.readTimestamp(rs, "db_now"));
         return Objects.requireNonNull(now, "the database returned no CURRENT_TIMESTAMP");
     }
 }

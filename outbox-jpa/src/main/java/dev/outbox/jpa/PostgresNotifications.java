@@ -1,12 +1,15 @@
 package dev.outbox.jpa;
 
+import dev.outbox.internal.DaemonThreads;
+import dev.outbox.spi.WakeUpSource;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
 import java.util.Collection;
+import java.util.HashSet;
 import java.util.Objects;
-import java.util.function.IntPredicate;
+import java.util.Set;
 import java.util.stream.Collectors;
 import javax.sql.DataSource;
 import org.jspecify.annotations.Nullable;
@@ -17,12 +20,13 @@ import org.slf4j.LoggerFactory;
 import org.springframework.jdbc.core.JdbcTemplate;
 
 /**
- * PostgreSQL LISTEN/NOTIFY wake-ups between instances. A transaction that saved records notifies the channel once,
- * at commit, with the partitions it wrote; every instance listens on a connection of its own and wakes its processor
- * when a notified partition is one it owns. A notification only triggers a fetch, and the table stays the source of
- * truth: a lost notification (the listener reconnecting, say) delays records until the next poll, never loses them.
+ * PostgreSQL LISTEN/NOTIFY wake-ups between instances. A transaction that saved records notifies the channel once, at
+ * commit, with the partitions it wrote ({@link #notifyPartitions}); every instance listens on a connection of its own
+ * and wakes its processor for the notified partitions, which wakes only if it owns one of them. A notification only
+ * triggers a fetch, and the table stays the source of truth: a lost notification (the listener reconnecting, say)
+ * delays records until the next poll, never loses them.
  */
-public final class PostgresNotifications implements AutoCloseable {
+public final class PostgresNotifications implements WakeUpSource {
 
     /** The channel; one per database. */
     public static final String CHANNEL = "outbox_record";
@@ -32,20 +36,12 @@ public final class PostgresNotifications implements AutoCloseable {
     private static final Duration RECONNECT_DELAY = Duration.ofSeconds(2);
 
     private final DataSource dataSource;
-    private final IntPredicate owned;
-    private final Runnable wakeUp;
     private volatile boolean running;
     private @Nullable Thread listener;
 
-    /**
-     * @param dataSource where the listening connection comes from; it is held for as long as this runs
-     * @param owned whether this instance owns a partition now
-     * @param wakeUp wakes the processor
-     */
-    public PostgresNotifications(DataSource dataSource, IntPredicate owned, Runnable wakeUp) {
+    /** @param dataSource where the listening connection comes from; it is held for as long as this runs */
+    public PostgresNotifications(DataSource dataSource) {
         this.dataSource = Objects.requireNonNull(dataSource, "dataSource");
-        this.owned = Objects.requireNonNull(owned, "owned");
-        this.wakeUp = Objects.requireNonNull(wakeUp, "wakeUp");
     }
 
     /** Sends the notification for these partitions in the current transaction of {@code jdbc}'s data source. */
@@ -54,15 +50,13 @@ public final class PostgresNotifications implements AutoCloseable {
         jdbc.query("SELECT pg_notify(?, ?)", rs -> null, CHANNEL, payload);
     }
 
-    public synchronized void start() {
+    @Override
+    public synchronized void start(Target target) {
         if (running) {
             return;
         }
         running = true;
-        Thread thread = new Thread(this::listen, "outbox-listen-notify");
-        thread.setDaemon(true);
-        listener = thread;
-        thread.start();
+        listener = DaemonThreads.start("outbox-listen-notify", () -> listen(target));
     }
 
     @Override
@@ -83,7 +77,7 @@ public final class PostgresNotifications implements AutoCloseable {
         }
     }
 
-    private void listen() {
+    private void listen(Target target) {
         boolean failing = false;
         while (running) {
             try (Connection connection = dataSource.getConnection()) {
@@ -96,12 +90,12 @@ public final class PostgresNotifications implements AutoCloseable {
                     failing = false;
                 }
                 // Anything committed while we were not listening is found by this fetch, not by a notification.
-                wakeUp.run();
+                target.wakeUp();
                 PGConnection pg = connection.unwrap(PGConnection.class);
                 while (running) {
                     PGNotification[] notifications = pg.getNotifications(WAIT_MILLIS);
-                    if (notifications != null && concernsUs(notifications)) {
-                        wakeUp.run();
+                    if (notifications != null) {
+                        wakeUp(target, notifications);
                     }
                 }
             } catch (SQLException | RuntimeException e) {
@@ -118,19 +112,21 @@ public final class PostgresNotifications implements AutoCloseable {
         }
     }
 
-    private boolean concernsUs(PGNotification[] notifications) {
+    private static void wakeUp(Target target, PGNotification[] notifications) {
+        Set<Integer> partitions = new HashSet<>();
         for (PGNotification notification : notifications) {
             for (String partition : notification.getParameter().split(",")) {
                 try {
-                    if (!partition.isEmpty() && owned.test(Integer.parseInt(partition.strip()))) {
-                        return true;
+                    if (!partition.isBlank()) {
+                        partitions.add(Integer.parseInt(partition.strip()));
                     }
-                } catch (RuntimeException malformed) {
-                    return true; // not ours to judge: a fetch is cheap
+                } catch (NumberFormatException malformed) {
+                    target.wakeUp(); // not ours to judge: a fetch is cheap
+                    return;
                 }
             }
         }
-        return false;
+        target.wakeUpFor(partitions);
     }
 
     private void sleep() {

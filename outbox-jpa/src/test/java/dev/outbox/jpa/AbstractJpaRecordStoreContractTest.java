@@ -2,8 +2,10 @@ package dev.outbox.jpa;
 
 import dev.outbox.OutboxRecord;
 import dev.outbox.OutboxRecordRepository;
+import dev.outbox.jpa.dialect.DatabaseDialect;
 import dev.outbox.jpa.testing.JpaOutboxFixture;
 import dev.outbox.jpa.testing.TestDatabase;
+import dev.outbox.spi.PartitionStore;
 import dev.outbox.spi.RecordStore;
 import dev.outbox.spi.RecordStoreContract;
 import org.junit.jupiter.api.AfterAll;
@@ -16,12 +18,15 @@ import org.junit.jupiter.api.TestInstance;
 abstract class AbstractJpaRecordStoreContractTest extends RecordStoreContract {
 
     private JpaOutboxFixture fixture;
+    private JdbcPartitionStore partitions;
 
     protected abstract TestDatabase.Kind databaseKind();
 
     @BeforeAll
     final void createStores() {
         fixture = JpaOutboxFixture.create(databaseKind(), OutboxRecord.DEFAULT_MAX_PAYLOAD_BYTES);
+        partitions = new JdbcPartitionStore(fixture.database().dataSource(),
+                DatabaseDialect.detect(fixture.database().dataSource()));
     }
 
     @AfterAll
@@ -44,5 +49,10 @@ abstract class AbstractJpaRecordStoreContractTest extends RecordStoreContract {
     @Override
     protected OutboxRecordRepository repository() {
         return fixture.repository();
+    }
+
+    @Override
+    protected PartitionStore partitions() {
+        return partitions;
     }
 }

@@ -16,6 +16,9 @@ import java.util.List;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
+import org.springframework.jdbc.core.namedparam.MapSqlParameterSource;
+import org.springframework.jdbc.core.namedparam.NamedParameterUtils;
+import org.springframework.jdbc.core.namedparam.ParsedSql;
 
 /**
  * The due-record query reads open rows only, however many COMPLETED rows sit before them, even while the planner's
@@ -74,11 +77,15 @@ class PostgresDueQueryPlanTest {
                 .replace("{columns}", sql.get("record.columns"))
                 .replace("{partitionFilter}", "")
                 .replace("{limit}", Integer.toString(LIMIT));
+        // The statement takes named parameters; plain JDBC binds them by position.
+        ParsedSql parsed = NamedParameterUtils.parseSqlStatement(query);
+        MapSqlParameterSource parameters = new MapSqlParameterSource("now", OffsetDateTime.now().plusSeconds(1));
         try (PreparedStatement explain = connection.prepareStatement(
-                "EXPLAIN (ANALYZE, BUFFERS) " + query)) {
-            OffsetDateTime now = OffsetDateTime.now().plusSeconds(1);
-            explain.setObject(1, now);
-            explain.setObject(2, now);
+                "EXPLAIN (ANALYZE, BUFFERS) " + NamedParameterUtils.substituteNamedParameters(parsed, parameters))) {
+            Object[] values = NamedParameterUtils.buildValueArray(parsed, parameters, null);
+            for (int i = 0; i < values.length; i++) {
+                explain.setObject(i + 1, values[i]);
+            }
             List<String> lines = new ArrayList<>();
             try (ResultSet rows = explain.executeQuery()) {
                 while (rows.next()) {

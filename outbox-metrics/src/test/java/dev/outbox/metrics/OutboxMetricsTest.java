@@ -6,6 +6,7 @@ import dev.outbox.OutboxRecord;
 import dev.outbox.OutboxRecordStatus;
 import dev.outbox.monitoring.OutboxMonitor;
 import dev.outbox.partition.OwnedPartitions;
+import dev.outbox.spi.Delivery;
 import dev.outbox.testing.AggregateIds;
 import dev.outbox.testing.CountingRecordStatistics;
 import dev.outbox.testing.InMemoryRecordStore;
@@ -30,7 +31,7 @@ class OutboxMetricsTest {
         save(inPartition5);
         save(AggregateIds.inPartition(6, "agg"));
         OutboxRecord done = save(AggregateIds.inPartition(200, "agg"));
-        records.markCompleted(done, clock.instant());
+        records.markCompleted(Delivery.unfenced(done), clock.instant());
         clock.advance(Duration.ofSeconds(3));
         bind(OwnedPartitions.of(5, 6, 7, 8), true);
 

@@ -8,7 +8,9 @@ import dev.outbox.retry.OutboxRetryPolicy;
 import java.lang.reflect.Method;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.function.Supplier;
@@ -25,49 +27,68 @@ import org.springframework.util.ClassUtils;
 import org.springframework.util.ReflectionUtils;
 
 /**
- * Finds the application's handlers among its beans: {@link HandlerRegistration} beans and the
- * {@link OutboxHandler @OutboxHandler} methods of any bean. Bean types are read from the definitions, without creating
- * the beans; a handler's bean is looked up at each call.
+ * The application's {@link OutboxHandler @OutboxHandler} methods among its beans, found once from the bean definitions
+ * without creating the beans (a handler's bean is looked up at each call), and the default retry policy among its
+ * {@link OutboxRetryPolicy} beans.
  */
 final class OutboxHandlerBeans {
 
     static final String DEFAULT_POLICY_NAME = "outboxRetryPolicy";
 
-    private OutboxHandlerBeans() {
-    }
+    private final ConfigurableListableBeanFactory beanFactory;
+    private final OutboxProperties.Retry retry;
+    private @Nullable OutboxRetryPolicy defaultPolicy;
+    /** Bean name → the class declaring its handler methods. */
+    private final Map<String, Class<?>> handlerBeans = new LinkedHashMap<>();
+    /** The retry policy beans that handlers name as their own. */
+    private final Set<String> handlerPolicies = new TreeSet<>();
 
-    static List<HandlerRegistration<?>> annotatedHandlers(ConfigurableListableBeanFactory beanFactory,
-            OutboxRetryPolicy defaultPolicy) {
-        List<HandlerRegistration<?>> handlers = new ArrayList<>();
+    OutboxHandlerBeans(ConfigurableListableBeanFactory beanFactory, OutboxProperties.Retry retry) {
+        this.beanFactory = beanFactory;
+        this.retry = retry;
         for (String name : beanFactory.getBeanDefinitionNames()) {
             Class<?> type = userType(beanFactory, name);
             if (type != null && declaresHandlers(type)) {
-                // Called on the bean as the container hands it out: possibly a proxy, as for @EventListener methods.
-                Class<?> beanType = beanFactory.getType(name, false);
-                handlers.addAll(AnnotatedHandlers.of(type, beanType == null ? type : beanType,
-                        () -> beanFactory.getBean(name), defaultPolicy,
-                        policy -> beanFactory.getBean(policy, OutboxRetryPolicy.class)));
-            }
-        }
-        return handlers;
-    }
-
-    /**
-     * The default retry policy: the application's {@code OutboxRetryPolicy} bean, not counting those that handlers name
-     * as their own; {@code outbox.retry.*} when there is none. With several, the one named {@code outboxRetryPolicy},
-     * else the {@code @Primary} one.
-     */
-    static OutboxRetryPolicy defaultRetryPolicy(ConfigurableListableBeanFactory beanFactory,
-            Supplier<OutboxRetryPolicy> fromProperties) {
-        Set<String> handlerPolicies = new TreeSet<>();
-        for (String name : beanFactory.getBeanDefinitionNames()) {
-            Class<?> type = userType(beanFactory, name);
-            if (type != null) {
+                handlerBeans.put(name, type);
                 ReflectionUtils.doWithMethods(type,
                         method -> handlerPolicies.add(method.getAnnotation(OutboxHandler.class).retryPolicy()),
                         method -> method.isAnnotationPresent(OutboxHandler.class));
             }
         }
+    }
+
+    /** The registrations of every {@code @OutboxHandler} method; see {@link AnnotatedHandlers}. */
+    List<HandlerRegistration<?>> registrations() {
+        OutboxRetryPolicy defaultPolicy = defaultRetryPolicy();
+        List<HandlerRegistration<?>> handlers = new ArrayList<>();
+        handlerBeans.forEach((name, type) -> {
+            // Called on the bean as the container hands it out: possibly a proxy, as for @EventListener methods.
+            Class<?> beanType = beanFactory.getType(name, false);
+            handlers.addAll(AnnotatedHandlers.of(type, beanType == null ? type : beanType,
+                    () -> beanFactory.getBean(name), defaultPolicy,
+                    policy -> beanFactory.getBean(policy, OutboxRetryPolicy.class)));
+        });
+        return handlers;
+    }
+
+    /**
+     * The policy of records whose handler has none: the application's {@code OutboxRetryPolicy} bean (see
+     * {@link #choosePolicy}), or {@code outbox.retry.*} when there is none, bounded by {@code outbox.retry.max-retries}
+     * unless it has a bound of its own. Chosen once.
+     */
+    synchronized OutboxRetryPolicy defaultRetryPolicy() {
+        if (defaultPolicy == null) {
+            defaultPolicy = choosePolicy(retry::toPolicy).withDefaultMaxRetries(retry.maxRetries());
+        }
+        return defaultPolicy;
+    }
+
+    /**
+     * Which bean is the default policy: the application's {@code OutboxRetryPolicy} bean, not counting those that
+     * handlers name as their own; {@code fromProperties} when there is none. With several, the one named
+     * {@code outboxRetryPolicy}, else the {@code @Primary} one.
+     */
+    OutboxRetryPolicy choosePolicy(Supplier<OutboxRetryPolicy> fromProperties) {
         List<String> candidates = Arrays.stream(beanFactory.getBeanNamesForType(OutboxRetryPolicy.class))
                 .filter(name -> !handlerPolicies.contains(name)).toList();
         if (candidates.isEmpty()) {
@@ -97,7 +118,11 @@ final class OutboxHandlerBeans {
             return null;
         }
         try {
-            Class<?> type = AutoProxyUtils.determineTargetClass(beanFactory, name);
+            // The auto-proxy creator notes the target class of a proxied bean; otherwise the bean's own type, told
+            // without initialising a FactoryBean early.
+            Object target = beanFactory.containsBeanDefinition(name) ? beanFactory.getBeanDefinition(name)
+                    .getAttribute(AutoProxyUtils.ORIGINAL_TARGET_CLASS_ATTRIBUTE) : null;
+            Class<?> type = target instanceof Class<?> targetClass ? targetClass : beanFactory.getType(name, false);
             return type == null ? null : ClassUtils.getUserClass(type);
         } catch (RuntimeException e) {
             return null; // a definition whose type cannot be told without creating it declares no handler we can see

@@ -19,7 +19,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean
 import org.springframework.context.annotation.Bean;
 
 /** Meters outbox processing when Micrometer and {@code outbox-metrics} are on the classpath. */
-@AutoConfiguration(before = OutboxAutoConfiguration.class)
+@AutoConfiguration(before = OutboxProcessingAutoConfiguration.class)
 @ConditionalOnClass({MeterRegistry.class, MicrometerOutboxListener.class})
 @ConditionalOnBooleanProperty(name = "outbox.enabled", matchIfMissing = true)
 public class OutboxMetricsAutoConfiguration {

@@ -1,5 +1,7 @@
 package dev.outbox.boot;
 
+import dev.outbox.cluster.ClusterTimings;
+import dev.outbox.internal.Checks;
 import dev.outbox.processing.ProcessingOptions;
 import dev.outbox.retention.OutboxPurger;
 import dev.outbox.retry.OutboxRetryPolicy;
@@ -48,7 +50,7 @@ public record OutboxProperties(
 
     public OutboxProperties {
         // Check eagerly, so a bad value fails the binding of outbox.* with the property named.
-        processingOptions(pollInterval, batchSize, processing, retry, instance);
+        processingOptions(pollInterval, batchSize, processing, instance);
         if (maxPayloadSize.toBytes() < 1 || maxPayloadSize.toBytes() > Integer.MAX_VALUE) {
             throw new IllegalArgumentException("outbox.max-payload-size must be between 1B and "
                     + Integer.MAX_VALUE + "B but was " + maxPayloadSize);
@@ -57,15 +59,9 @@ public record OutboxProperties(
         retry.basePolicy(RetryPolicyType.FIXED);
         retry.basePolicy(RetryPolicyType.EXPONENTIAL);
         retry.toPolicy();
-        if (metrics.refreshInterval().isNegative() || metrics.refreshInterval().isZero()) {
-            throw new IllegalArgumentException("outbox.metrics.refresh-interval must be positive but was "
-                    + metrics.refreshInterval());
-        }
+        Checks.positive("outbox.metrics.refresh-interval", metrics.refreshInterval());
         purge.toPurger(OutboxPurger.builder());
-        if (metrics.maxEventTypes() < 1) {
-            throw new IllegalArgumentException("outbox.metrics.max-event-types must be at least 1 but was "
-                    + metrics.maxEventTypes());
-        }
+        Checks.atLeast("outbox.metrics.max-event-types", metrics.maxEventTypes(), 1);
     }
 
     /**
@@ -144,7 +140,11 @@ public record OutboxProperties(
             @DefaultValue Exponential exponential,
             @DefaultValue Jittered jittered) {
 
-        /** The stock policy these settings describe. */
+        public Retry {
+            Checks.inRange("outbox.retry.max-retries", maxRetries, 0, Integer.MAX_VALUE - 1);
+        }
+
+        /** The stock policy these settings describe; the processor bounds it by {@code max-retries}. */
         public OutboxRetryPolicy toPolicy() {
             return switch (policy) {
                 case FIXED, EXPONENTIAL -> basePolicy(policy);
@@ -228,26 +228,27 @@ public record OutboxProperties(
                 throw new IllegalArgumentException(
                         "outbox.instance.id is " + id.length() + " characters long; the limit is 255");
             }
-            positive("outbox.instance.heartbeat-interval-seconds", heartbeatIntervalSeconds);
-            positive("outbox.instance.stale-instance-timeout-seconds", staleInstanceTimeoutSeconds);
-            positive("outbox.instance.new-instance-detection-interval-seconds", newInstanceDetectionIntervalSeconds);
-            if (staleInstanceTimeoutSeconds <= heartbeatIntervalSeconds) {
-                throw new IllegalArgumentException("outbox.instance.stale-instance-timeout-seconds ("
-                        + staleInstanceTimeoutSeconds + ") must be greater than "
-                        + "outbox.instance.heartbeat-interval-seconds (" + heartbeatIntervalSeconds + ")");
-            }
+            Checks.atLeast("outbox.instance.heartbeat-interval-seconds", heartbeatIntervalSeconds, 1);
+            Checks.atLeast("outbox.instance.stale-instance-timeout-seconds", staleInstanceTimeoutSeconds, 1);
+            Checks.atLeast("outbox.instance.new-instance-detection-interval-seconds",
+                    newInstanceDetectionIntervalSeconds, 1);
+            timings(heartbeatIntervalSeconds, staleInstanceTimeoutSeconds, newInstanceDetectionIntervalSeconds);
         }
 
-        private static void positive(String property, long value) {
-            if (value < 1) {
-                throw new IllegalArgumentException(property + " must be at least 1 but was " + value);
-            }
+        /** The cluster's timings, which check how they relate (the stale timeout exceeds the heartbeat interval). */
+        public ClusterTimings timings() {
+            return timings(heartbeatIntervalSeconds, staleInstanceTimeoutSeconds, newInstanceDetectionIntervalSeconds);
+        }
+
+        private static ClusterTimings timings(long heartbeatSeconds, long staleSeconds, long rebalanceSeconds) {
+            return new ClusterTimings(Duration.ofSeconds(heartbeatSeconds), Duration.ofSeconds(staleSeconds),
+                    Duration.ofSeconds(rebalanceSeconds));
         }
     }
 
     /** The processing settings as the engine's immutable options; the engine checks every value. */
     public ProcessingOptions toProcessingOptions() {
-        return processingOptions(pollInterval, batchSize, processing, retry, instance);
+        return processingOptions(pollInterval, batchSize, processing, instance);
     }
 
     /** {@link #maxPayloadSize()} in bytes. */
@@ -256,13 +257,12 @@ public record OutboxProperties(
     }
 
     private static ProcessingOptions processingOptions(Duration pollInterval, int batchSize, Processing processing,
-            Retry retry, Instance instance) {
+            Instance instance) {
         return ProcessingOptions.defaults()
                 .withPollInterval(pollInterval)
                 .withBatchSize(batchSize)
                 .withStopOnFirstFailure(processing.stopOnFirstFailure())
                 .withConcurrency(processing.concurrency())
-                .withMaxRetries(retry.maxRetries())
                 .withDeleteCompletedRecords(processing.deleteCompletedRecords())
                 .withHandlerTimeout(processing.handlerTimeout())
                 .withShutdownTimeout(Duration.ofSeconds(instance.gracefulShutdownTimeoutSeconds()));

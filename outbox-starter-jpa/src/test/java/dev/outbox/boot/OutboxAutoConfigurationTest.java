@@ -9,7 +9,7 @@ import dev.outbox.OutboxRecordRepository;
 import dev.outbox.metrics.MicrometerOutboxListener;
 import dev.outbox.metrics.OutboxMetrics;
 import dev.outbox.monitoring.OutboxMonitor;
-import dev.outbox.partition.ClusterCoordinator;
+import dev.outbox.cluster.ClusterTimings;
 import dev.outbox.processing.OutboxProcessor;
 import dev.outbox.processing.ProcessingOptions;
 import dev.outbox.retention.OutboxPurger;
@@ -49,8 +49,11 @@ class OutboxAutoConfigurationTest {
                     org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration.class,
                     org.springframework.boot.hibernate.autoconfigure.HibernateJpaAutoConfiguration.class,
                     org.springframework.boot.jackson.autoconfigure.JacksonAutoConfiguration.class,
-                    OutboxMetricsAutoConfiguration.class,
-                    OutboxAutoConfiguration.class))
+                    OutboxStoreAutoConfiguration.class,
+                    OutboxHandlersAutoConfiguration.class,
+                    OutboxWriteAutoConfiguration.class,
+                    OutboxProcessingAutoConfiguration.class,
+                    OutboxMetricsAutoConfiguration.class))
             .withPropertyValues(
                     "spring.datasource.url=jdbc:h2:mem:autoconfig_" + UUID.randomUUID() + ";DB_CLOSE_DELAY=-1",
                     "spring.jpa.hibernate.ddl-auto=none",
@@ -67,17 +70,17 @@ class OutboxAutoConfigurationTest {
             assertThat(options.batchSize()).isEqualTo(ProcessingOptions.DEFAULT_BATCH_SIZE);
             assertThat(options.stopOnFirstFailure()).isEqualTo(ProcessingOptions.DEFAULT_STOP_ON_FIRST_FAILURE);
             assertThat(options.concurrency()).isEqualTo(ProcessingOptions.DEFAULT_CONCURRENCY);
-            assertThat(options.maxRetries()).isEqualTo(ProcessingOptions.DEFAULT_MAX_RETRIES);
+            assertThat(properties.retry().maxRetries()).isEqualTo(OutboxRetryPolicy.DEFAULT_MAX_RETRIES);
             assertThat(options.shutdownTimeout()).isEqualTo(ProcessingOptions.DEFAULT_SHUTDOWN_TIMEOUT);
             assertThat(options.deleteCompletedRecords())
                     .isEqualTo(ProcessingOptions.DEFAULT_DELETE_COMPLETED_RECORDS);
             assertThat(options.handlerTimeout()).isEqualTo(defaults.handlerTimeout()).isEmpty();
             assertThat(Duration.ofSeconds(properties.instance().heartbeatIntervalSeconds()))
-                    .isEqualTo(ClusterCoordinator.Builder.DEFAULT_HEARTBEAT_INTERVAL);
+                    .isEqualTo(ClusterTimings.DEFAULT_HEARTBEAT_INTERVAL);
             assertThat(Duration.ofSeconds(properties.instance().staleInstanceTimeoutSeconds()))
-                    .isEqualTo(ClusterCoordinator.Builder.DEFAULT_STALE_TIMEOUT);
+                    .isEqualTo(ClusterTimings.DEFAULT_STALE_TIMEOUT);
             assertThat(Duration.ofSeconds(properties.instance().newInstanceDetectionIntervalSeconds()))
-                    .isEqualTo(ClusterCoordinator.Builder.DEFAULT_REBALANCE_INTERVAL);
+                    .isEqualTo(ClusterTimings.DEFAULT_REBALANCE_INTERVAL);
             assertThat(properties.maxPayloadBytes()).isEqualTo(OutboxRecord.DEFAULT_MAX_PAYLOAD_BYTES);
             assertThat(properties.purge().retention()).isEqualTo(OutboxPurger.Builder.DEFAULT_RETENTION);
             assertThat(properties.purge().interval()).isEqualTo(OutboxPurger.Builder.DEFAULT_INTERVAL);
@@ -88,9 +91,12 @@ class OutboxAutoConfigurationTest {
             assertThat(properties.schemaInitialization().enabled()).isTrue();
             assertThat(properties.processing().enabled()).isTrue();
             OutboxRetryPolicy policy = context.getBean(OutboxRetryPolicy.class);
-            assertThat(policy.nextDelay(1)).isEqualTo(Duration.ofSeconds(2));
-            assertThat(policy.nextDelay(2)).isEqualTo(Duration.ofSeconds(4));
-            assertThat(policy.nextDelay(10)).isEqualTo(Duration.ofSeconds(60));
+            OutboxRetryPolicy library = OutboxRetryPolicy.defaults();
+            assertThat(policy.nextDelay(1)).isEqualTo(library.nextDelay(1))
+                    .isEqualTo(OutboxRetryPolicy.DEFAULT_INITIAL_DELAY).isEqualTo(Duration.ofSeconds(2));
+            assertThat(policy.nextDelay(2)).isEqualTo(library.nextDelay(2)).isEqualTo(Duration.ofSeconds(4));
+            assertThat(policy.nextDelay(10)).isEqualTo(library.nextDelay(10))
+                    .isEqualTo(OutboxRetryPolicy.DEFAULT_MAX_DELAY);
         });
     }
 
@@ -100,7 +106,7 @@ class OutboxAutoConfigurationTest {
             assertThat(context).hasNotFailed();
             assertThat(context).hasSingleBean(Outbox.class).hasSingleBean(OutboxRecordRepository.class)
                     .hasSingleBean(RecordStore.class).doesNotHaveBean(OutboxProcessor.class)
-                    .doesNotHaveBean(OutboxProcessingLifecycle.class);
+                    .doesNotHaveBean(OutboxNodeLifecycle.class);
             assertThat(new JdbcTemplate(context.getBean(javax.sql.DataSource.class))
                     .queryForObject("SELECT COUNT(*) FROM outbox_partition", Integer.class)).isEqualTo(256);
         });
@@ -109,7 +115,7 @@ class OutboxAutoConfigurationTest {
     @Test
     void aRecordProcessorBeanGetsAProcessorAndItsLifecycle() {
         runner.withUserConfiguration(ProcessorConfiguration.class).run(context -> {
-            assertThat(context).hasSingleBean(OutboxProcessor.class).hasSingleBean(OutboxProcessingLifecycle.class);
+            assertThat(context).hasSingleBean(OutboxProcessor.class).hasSingleBean(OutboxNodeLifecycle.class);
             assertThat(context.getBean(OutboxProcessor.class).isRunning()).isTrue();
         });
     }
@@ -236,7 +242,7 @@ class OutboxAutoConfigurationTest {
                 .withPropertyValues("outbox.processing.enabled=false")
                 .run(context -> {
                     assertThat(context).hasSingleBean(OutboxProcessor.class)
-                            .doesNotHaveBean(OutboxProcessingLifecycle.class);
+                            .doesNotHaveBean(OutboxNodeLifecycle.class);
                     assertThat(context.getBean(OutboxProcessor.class).isRunning()).isFalse();
                 });
     }
@@ -284,7 +290,7 @@ class OutboxAutoConfigurationTest {
             "outbox.processing.handler-timeout=-2s | outbox.processing.handler-timeout must be positive but was PT-2S",
             "outbox.retry.max-retries=-1 | outbox.retry.max-retries must be between 0 and",
             "outbox.retry.exponential.multiplier=0.5 | outbox.retry.exponential: multiplier must be",
-            "outbox.retry.fixed.delay=-1s | outbox.retry.fixed: delay must be >= 0",
+            "outbox.retry.fixed.delay=-1s | outbox.retry.fixed: delay must not be negative",
             "outbox.max-payload-size=0 | outbox.max-payload-size must be between 1B",
             "outbox.instance.graceful-shutdown-timeout-seconds=0 | outbox.instance.graceful-shutdown-timeout-seconds"
                     + " must be positive",

@@ -34,7 +34,7 @@ class OutboxHandlerBeansTest {
         policy("ledgerPolicy", false);
 
         assertThat(defaultPolicy()).isSameAs(FROM_PROPERTIES);
-        assertThat(OutboxHandlerBeans.annotatedHandlers(beans, FROM_PROPERTIES)).singleElement()
+        assertThat(handlerBeans().registrations()).singleElement()
                 .satisfies(handler -> assertThat(handler.getRetryPolicy()).isSameAs(beans.getBean("ledgerPolicy")));
     }
 
@@ -75,7 +75,27 @@ class OutboxHandlerBeansTest {
         beans.registerBeanDefinition(name, definition);
     }
 
+    @Test
+    void theDefaultIsBoundedByMaxRetriesUnlessItHasABoundOfItsOwn() {
+        assertThat(handlerBeans().defaultRetryPolicy().maxRetries()).as("outbox.retry.max-retries").hasValue(7);
+
+        RootBeanDefinition bounded = new RootBeanDefinition(OutboxRetryPolicy.class,
+                () -> OutboxRetryPolicy.fixed(Duration.ofMinutes(1)).withMaxRetries(2));
+        beans.registerBeanDefinition("boundedPolicy", bounded);
+        assertThat(handlerBeans().defaultRetryPolicy().maxRetries()).hasValue(2);
+    }
+
     private OutboxRetryPolicy defaultPolicy() {
-        return OutboxHandlerBeans.defaultRetryPolicy(beans, () -> FROM_PROPERTIES);
+        return handlerBeans().choosePolicy(() -> FROM_PROPERTIES);
+    }
+
+    /** The handler beans as the starter sees them, with {@code outbox.retry.max-retries=7}. */
+    private OutboxHandlerBeans handlerBeans() {
+        OutboxProperties.Retry retry = new OutboxProperties.Retry(7, OutboxProperties.RetryPolicyType.FIXED,
+                new OutboxProperties.Retry.Fixed(Duration.ofSeconds(1)),
+                new OutboxProperties.Retry.Exponential(Duration.ofSeconds(2), Duration.ofSeconds(60), 2.0),
+                new OutboxProperties.Retry.Jittered(OutboxProperties.RetryPolicyType.EXPONENTIAL,
+                        Duration.ofMillis(500)));
+        return new OutboxHandlerBeans(beans, retry);
     }
 }

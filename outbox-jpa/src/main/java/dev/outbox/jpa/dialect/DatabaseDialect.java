@@ -12,8 +12,11 @@ import java.time.LocalDateTime;
 import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
 import java.util.Arrays;
+import java.util.EnumMap;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Properties;
+import java.util.function.Function;
 import java.util.stream.Collectors;
 import javax.sql.DataSource;
 import org.jspecify.annotations.Nullable;
@@ -27,12 +30,13 @@ import org.slf4j.LoggerFactory;
  */
 public enum DatabaseDialect {
 
-    POSTGRESQL("PostgreSQL", "postgresql", "postgresql", "CURRENT_TIMESTAMP", true),
-    H2("H2", "h2", "h2", "CURRENT_TIMESTAMP", true),
+    /** PostgreSQL; the one database with LISTEN/NOTIFY. */
+    POSTGRESQL("PostgreSQL", "postgresql", "postgresql", "CURRENT_TIMESTAMP", true, true),
+    H2("H2", "h2", "h2", "CURRENT_TIMESTAMP", true, false),
     /** MariaDB 10.11 and later. Its timestamps are {@code DATETIME(6)} in UTC. */
-    MARIADB("MariaDB", "mariadb", "mysql", "UTC_TIMESTAMP(6)", false),
+    MARIADB("MariaDB", "mariadb", "mysql", "UTC_TIMESTAMP(6)", false, false),
     /** MySQL 8 and later; the same SQL as MariaDB. */
-    MYSQL("MySQL", "mysql", "mysql", "UTC_TIMESTAMP(6)", false);
+    MYSQL("MySQL", "mysql", "mysql", "UTC_TIMESTAMP(6)", false, false);
 
     private static final Logger log = LoggerFactory.getLogger(DatabaseDialect.class);
 
@@ -41,14 +45,21 @@ public enum DatabaseDialect {
     private final String resourceName;
     private final String now;
     private final boolean zonedTimestamps;
+    private final boolean notifications;
 
     DatabaseDialect(String productName, String productToken, String resourceName, String now,
-            boolean zonedTimestamps) {
+            boolean zonedTimestamps, boolean notifications) {
         this.productName = productName;
         this.productToken = productToken;
         this.resourceName = resourceName;
         this.now = now;
         this.zonedTimestamps = zonedTimestamps;
+        this.notifications = notifications;
+    }
+
+    /** Whether a committing transaction can wake the other instances (LISTEN/NOTIFY); see PostgresNotifications. */
+    public boolean hasNotifications() {
+        return notifications;
     }
 
     /** Detects the database behind {@code dataSource} from its JDBC metadata; fails for an unsupported one. */
@@ -76,12 +87,22 @@ public enum DatabaseDialect {
                 + Arrays.stream(values()).map(d -> d.productName).collect(Collectors.joining(", ")));
     }
 
-    /** The statements of this database: the standard ones with this database's overrides applied. */
+    /** The statements of this database: the standard ones with this database's overrides applied. Read once. */
     public SqlStatements statements() {
+        return Loaded.STATEMENTS.get(this);
+    }
+
+    private SqlStatements load() {
         Properties merged = load("standard", true);
         merged.putAll(load(resourceName, false));
         merged.replaceAll((key, sql) -> ((String) sql).replace("{now}", now));
         return new SqlStatements(this, merged);
+    }
+
+    /** The statements of every database, read when first asked for. */
+    private static final class Loaded {
+        static final Map<DatabaseDialect, SqlStatements> STATEMENTS = new EnumMap<>(Arrays.stream(values())
+                .collect(Collectors.toMap(Function.identity(), DatabaseDialect::load)));
     }
 
     /**

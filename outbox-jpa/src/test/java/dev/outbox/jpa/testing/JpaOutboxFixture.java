@@ -22,9 +22,6 @@ import org.springframework.orm.jpa.vendor.HibernateJpaVendorAdapter;
  */
 public final class JpaOutboxFixture implements AutoCloseable {
 
-    /** The instance id the record store fences its status writes with. */
-    public static final String INSTANCE_ID = "fixture-instance";
-
     private final TestDatabase database;
     private final LocalContainerEntityManagerFactoryBean entityManagerFactoryBean;
     private final JpaTransactionManager transactionManager;
@@ -46,8 +43,7 @@ public final class JpaOutboxFixture implements AutoCloseable {
                         committedPartitions.add(Set.copyOf(partitions));
                     }
                 });
-        this.recordStore = new JdbcRecordStore(database.dataSource(), DatabaseDialect.detect(database.dataSource()),
-                INSTANCE_ID);
+        this.recordStore = new JdbcRecordStore(database.dataSource(), DatabaseDialect.detect(database.dataSource()));
     }
 
     public static JpaOutboxFixture create(TestDatabase.Kind kind, int maxPayloadBytes) {

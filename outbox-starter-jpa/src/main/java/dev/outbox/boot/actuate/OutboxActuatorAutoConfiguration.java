@@ -1,10 +1,11 @@
 package dev.outbox.boot.actuate;
 
 import dev.outbox.admin.OutboxAdmin;
-import dev.outbox.boot.OutboxAutoConfiguration;
 import dev.outbox.boot.OutboxInstanceIdentity;
+import dev.outbox.boot.OutboxProcessingAutoConfiguration;
+import dev.outbox.boot.OutboxStoreAutoConfiguration;
+import dev.outbox.cluster.ClusterCoordinator;
 import dev.outbox.monitoring.OutboxMonitor;
-import dev.outbox.partition.ClusterCoordinator;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
@@ -16,7 +17,7 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
 /** The outbox actuator endpoint and health indicator, when the application has the actuator. */
-@AutoConfiguration(after = OutboxAutoConfiguration.class)
+@AutoConfiguration(after = {OutboxStoreAutoConfiguration.class, OutboxProcessingAutoConfiguration.class})
 @ConditionalOnBean(OutboxMonitor.class)
 public class OutboxActuatorAutoConfiguration {
 

@@ -1,9 +1,9 @@
 package dev.outbox.boot.actuate;
 
 import dev.outbox.OutboxRecordStatus;
+import dev.outbox.cluster.ClusterCoordinator;
 import dev.outbox.monitoring.OutboxMonitor;
 import dev.outbox.monitoring.OutboxSnapshot;
-import dev.outbox.partition.ClusterCoordinator;
 import org.jspecify.annotations.Nullable;
 import org.springframework.boot.health.contributor.AbstractHealthIndicator;
 import org.springframework.boot.health.contributor.Health;

@@ -5,12 +5,15 @@ import static org.awaitility.Awaitility.await;
 
 import dev.outbox.Outbox;
 import dev.outbox.OutboxRecordProcessor;
-import dev.outbox.boot.OutboxAutoConfiguration;
+import dev.outbox.boot.OutboxHandlersAutoConfiguration;
+import dev.outbox.boot.OutboxProcessingAutoConfiguration;
+import dev.outbox.boot.OutboxStoreAutoConfiguration;
+import dev.outbox.boot.OutboxWriteAutoConfiguration;
 import dev.outbox.boot.actuate.OutboxEndpoint.AdminError;
 import dev.outbox.boot.actuate.OutboxEndpoint.AdminResult;
 import dev.outbox.boot.actuate.OutboxEndpoint.OutboxReport;
 import dev.outbox.monitoring.OutboxMonitor;
-import dev.outbox.partition.ClusterCoordinator;
+import dev.outbox.cluster.ClusterCoordinator;
 import dev.outbox.testing.InMemoryClusterStore;
 import dev.outbox.testing.InMemoryRecordStore;
 import dev.outbox.testing.MutableClock;
@@ -35,7 +38,10 @@ class OutboxActuatorTest {
                     org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration.class,
                     org.springframework.boot.hibernate.autoconfigure.HibernateJpaAutoConfiguration.class,
                     org.springframework.boot.jackson.autoconfigure.JacksonAutoConfiguration.class,
-                    OutboxAutoConfiguration.class,
+                    OutboxStoreAutoConfiguration.class,
+                    OutboxHandlersAutoConfiguration.class,
+                    OutboxWriteAutoConfiguration.class,
+                    OutboxProcessingAutoConfiguration.class,
                     OutboxActuatorAutoConfiguration.class))
             .withPropertyValues(
                     "spring.datasource.url=jdbc:h2:mem:actuator_" + UUID.randomUUID() + ";DB_CLOSE_DELAY=-1",

@@ -1,5 +1,6 @@
-package dev.outbox.partition;
+package dev.outbox.cluster;
 
+import dev.outbox.partition.Fence;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -261,9 +262,11 @@ class ClusterCoordinatorTest {
         ClusterCoordinator a = coordinator("a");
         round(a);
 
-        a.lost(7, 99);
+        a.lost(Fence.of(7, 99, "a"));
         assertThat(a.ownedPartitions().contains(7)).as("a different epoch is not ours to drop").isTrue();
-        a.lost(7, 1);
+        a.lost(Fence.of(7, 1, "b"));
+        assertThat(a.ownedPartitions().contains(7)).as("nor another owner's").isTrue();
+        a.lost(Fence.of(7, 1, "a"));
         assertThat(a.ownedPartitions().contains(7)).isFalse();
         assertThat(a.ownedPartitions().size()).isEqualTo(255);
     }

@@ -1,0 +1,101 @@
+package dev.outbox.cluster;
+
+import dev.outbox.spi.InstanceStore;
+import java.time.Duration;
+import java.util.Optional;
+import java.util.function.LongSupplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * This instance's membership and its lease on its partitions. It registers in the instance table and heartbeats
+ * there; liveness is judged by the database's clock only. After each successful heartbeat it may act on its
+ * partitions for the {@linkplain ClusterTimings#lease() lease}, by its own monotonic clock: others may claim them only
+ * once its last heartbeat is a whole stale timeout old, so the lease always runs out first.
+ */
+final class HeartbeatLease {
+
+    private static final Logger log = LoggerFactory.getLogger(HeartbeatLease.class);
+
+    private final InstanceStore heartbeats;
+    private final String instanceId;
+    private final String hostname;
+    private final int port;
+    private final LongSupplier nanoClock;
+    private final long leaseNanos;
+    private volatile long lastHeartbeatNanos;
+    private volatile boolean heartbeatSucceeded;
+    private volatile boolean lossLogged;
+
+    HeartbeatLease(InstanceStore heartbeats, String instanceId, String hostname, int port, Duration lease,
+            LongSupplier nanoClock) {
+        this.heartbeats = heartbeats;
+        this.instanceId = instanceId;
+        this.hostname = hostname;
+        this.port = port;
+        this.nanoClock = nanoClock;
+        this.leaseNanos = lease.toNanos();
+    }
+
+    /**
+     * Registers or heartbeats once, and renews the lease.
+     *
+     * @param forgetHoldings run before the lease is renewed when what this instance held may have been taken
+     *     meanwhile (the lease ran out, or its row was gone): it must forget its partitions and claim afresh
+     */
+    void heartbeat(Runnable forgetHoldings) {
+        long sent = nanoClock.getAsLong();
+        boolean expired = heartbeatSucceeded && !isValid();
+        boolean present;
+        if (heartbeatSucceeded) {
+            present = heartbeats.heartbeat(instanceId);
+            if (!present) {
+                log.warn("Outbox instance {} was missing from the instance table (removed as stale); registering "
+                        + "again", instanceId);
+                heartbeats.register(instanceId, hostname, port);
+            }
+        } else {
+            // First contact, or none yet: (re-)register, which a restart with a stable id needs anyway.
+            heartbeats.register(instanceId, hostname, port);
+            present = false;
+        }
+        if (expired || !present) {
+            forgetHoldings.run();
+        }
+        lastHeartbeatNanos = sent;
+        heartbeatSucceeded = true;
+        if (lossLogged) {
+            lossLogged = false;
+            log.info("Outbox instance {} heartbeats again", instanceId);
+        }
+    }
+
+    /**
+     * Whether the last heartbeat is recent enough that this instance may act on its partitions: false before the first
+     * heartbeat, and once heartbeats have failed for longer than the lease. Logs the loss once.
+     */
+    boolean holds() {
+        boolean valid = isValid();
+        if (!valid && heartbeatSucceeded && !lossLogged) {
+            lossLogged = true;
+            log.warn("Outbox instance {} has not heartbeated for {} or more; it stops processing until it has",
+                    instanceId, Duration.ofNanos(leaseNanos));
+        }
+        return valid;
+    }
+
+    boolean isValid() {
+        return heartbeatSucceeded && nanoClock.getAsLong() - lastHeartbeatNanos < leaseNanos;
+    }
+
+    /** Time since the last successful heartbeat, by the monotonic clock; empty before the first one. */
+    Optional<Duration> sinceLastHeartbeat() {
+        return heartbeatSucceeded ? Optional.of(Duration.ofNanos(nanoClock.getAsLong() - lastHeartbeatNanos))
+                : Optional.empty();
+    }
+
+    /** Forgets the heartbeats: a restarted coordinator registers again. */
+    void restart() {
+        heartbeatSucceeded = false;
+    }
+}

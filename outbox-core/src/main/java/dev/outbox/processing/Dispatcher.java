@@ -1,0 +1,112 @@
+package dev.outbox.processing;
+
+import dev.outbox.OutboxRecord;
+import dev.outbox.partition.Fence;
+import dev.outbox.partition.OwnedPartitions;
+import dev.outbox.partition.PartitionOwnership;
+import dev.outbox.processing.LaneTable.Claim;
+import dev.outbox.spi.Delivery;
+import dev.outbox.spi.DueRecordsQuery;
+import dev.outbox.spi.RecordStore;
+import java.time.Clock;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.locks.ReentrantLock;
+
+/**
+ * Reads the due records of the owned partitions and hands each lane not in hand to a worker, every record under its
+ * partition's fence at the time of the fetch. Fetches never overlap: the lane table's race guard watches one fetch at
+ * a time.
+ */
+final class Dispatcher {
+
+    private final RecordStore store;
+    private final PartitionOwnership ownership;
+    private final Clock clock;
+    private final boolean headOfAggregateOnly;
+    private final LaneTable lanes;
+    private final WorkerPool workers;
+    private final LaneWorker worker;
+    private final ReentrantLock fetchLock = new ReentrantLock();
+
+    Dispatcher(RecordStore store, PartitionOwnership ownership, Clock clock, boolean headOfAggregateOnly,
+            LaneTable lanes, WorkerPool workers, LaneWorker worker) {
+        this.store = store;
+        this.ownership = ownership;
+        this.clock = clock;
+        this.headOfAggregateOnly = headOfAggregateOnly;
+        this.lanes = lanes;
+        this.workers = workers;
+        this.worker = worker;
+    }
+
+    /**
+     * Fetches up to {@code limit} due records and dispatches their lanes.
+     *
+     * @throws RuntimeException what the store threw; nothing is dispatched then
+     */
+    Fetch fetchAndDispatch(int limit) {
+        fetchLock.lock();
+        try {
+            OwnedPartitions owned = ownership.ownedPartitions();
+            if (owned.isEmpty()) {
+                return Fetch.NONE;
+            }
+            Claim claim;
+            lanes.beginFetch();
+            try {
+                List<OutboxRecord> due = store.findDue(new DueRecordsQuery(owned, clock.instant(), limit,
+                        headOfAggregateOnly));
+                ExecutorService pool = workers.current();
+                claim = lanes.claim(byLane(due), (lane, deliveries) -> new LaneWork(lane, fenced(deliveries, owned),
+                        pool, worker::run));
+                dispatch(claim.taken(), pool);
+                return new Fetch(due.size(), claim.skipped(), claim.taken());
+            } finally {
+                lanes.endFetch();
+            }
+        } finally {
+            fetchLock.unlock();
+        }
+    }
+
+    /** The records by lane, in fetch order. */
+    private static Map<Lane, List<OutboxRecord>> byLane(List<OutboxRecord> due) {
+        Map<Lane, List<OutboxRecord>> byLane = new LinkedHashMap<>();
+        for (OutboxRecord record : due) {
+            byLane.computeIfAbsent(Lane.of(record), lane -> new ArrayList<>()).add(record);
+        }
+        return byLane;
+    }
+
+    /** A dispatched lane's records under their partition's fence; skipped lanes are never fenced. */
+    private static List<Delivery> fenced(List<OutboxRecord> records, OwnedPartitions owned) {
+        Fence fence = owned.fenceOf(records.get(0).getPartition());
+        List<Delivery> deliveries = new ArrayList<>(records.size());
+        for (OutboxRecord record : records) {
+            deliveries.add(Delivery.of(record, fence));
+        }
+        return deliveries;
+    }
+
+    private void dispatch(List<LaneWork> taken, ExecutorService pool) {
+        for (LaneWork work : taken) {
+            try {
+                pool.execute(work);
+            } catch (RejectedExecutionException e) {
+                lanes.release(work); // a stop gave up on the workers meanwhile; the records stay NEW
+            }
+        }
+    }
+
+    /**
+     * What one fetch did: rows read, rows left because their lane was in hand, and the lanes handed to workers.
+     */
+    record Fetch(int fetched, int skipped, List<LaneWork> dispatched) {
+        static final Fetch NONE = new Fetch(0, 0, List.of());
+    }
+}

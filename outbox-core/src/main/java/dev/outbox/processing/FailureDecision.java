@@ -1,0 +1,80 @@
+package dev.outbox.processing;
+
+import dev.outbox.NonRetryableRecordException;
+import dev.outbox.OutboxRecord;
+import dev.outbox.RetryLaterException;
+import dev.outbox.retry.OutboxRetryPolicy;
+import java.time.Duration;
+
+/**
+ * What becomes of a record after a failed attempt: the one place that decides it. Pure: it reads the record, the
+ * failure and the route's retry policy, and stores nothing; the lane worker carries the decision out.
+ *
+ * <ol>
+ *   <li>The handler was never called ({@link HandlerInvocationException}): not the record's failure, so it is
+ *       postponed by {@link HandlerInvocationException#RETRY_DELAY} without using an attempt.</li>
+ *   <li>The handler asked to come back later ({@link RetryLaterException}): postponed by its delay, without using an
+ *       attempt.</li>
+ *   <li>A retryable failure ({@link OutboxRetryPolicy#shouldRetry}, not a {@link NonRetryableRecordException}) with
+ *       retries left: retry number {@code n} after the policy's {@code nextDelay(n)}.</li>
+ *   <li>Otherwise the record has failed for good: its route's fallback may take it, else it fails.</li>
+ * </ol>
+ *
+ * <p>The number of retries is the route's policy's {@link OutboxRetryPolicy#maxRetries()}, else the default policy's,
+ * else {@link OutboxRetryPolicy#DEFAULT_MAX_RETRIES}.
+ */
+final class FailureDecision {
+
+    private final OutboxRetryPolicy defaultPolicy;
+    private final int defaultMaxRetries;
+
+    FailureDecision(OutboxRetryPolicy defaultPolicy) {
+        this.defaultPolicy = defaultPolicy;
+        this.defaultMaxRetries = defaultPolicy.maxRetries().orElse(OutboxRetryPolicy.DEFAULT_MAX_RETRIES);
+    }
+
+    Outcome decide(OutboxRecord record, Throwable failure, HandlerRoute route) {
+        String error = ErrorText.of(failure);
+        if (failure instanceof HandlerInvocationException) {
+            return new Postpone(HandlerInvocationException.RETRY_DELAY, error, true);
+        }
+        if (failure instanceof RetryLaterException later) {
+            return new Postpone(later.delay(), error, false);
+        }
+        OutboxRetryPolicy policy = route.retryPolicy() == null ? defaultPolicy : route.retryPolicy();
+        int maxRetries = policy.maxRetries().orElse(defaultMaxRetries);
+        boolean retryable = !(failure instanceof NonRetryableRecordException) && policy.shouldRetry(failure);
+        if (retryable && record.getRetryCount() < maxRetries) {
+            int retryCount = record.getRetryCount() + 1;
+            return new Retry(retryCount, maxRetries, policy.nextDelay(retryCount), error);
+        }
+        return route.fallback() == null ? new Fail(error) : new Fallback(error);
+    }
+
+    /** What to do with the record. */
+    sealed interface Outcome permits Postpone, Retry, Fallback, Fail {
+
+        /** The bounded error text to store. */
+        String error();
+    }
+
+    /**
+     * Due again after {@code delay}, with the same retry count.
+     *
+     * @param notCalled the handler was never called: a fault of the deployment or the library, logged at ERROR
+     */
+    record Postpone(Duration delay, String error, boolean notCalled) implements Outcome {
+    }
+
+    /** Due again after {@code delay} as retry number {@code retryCount} of at most {@code maxRetries}. */
+    record Retry(int retryCount, int maxRetries, Duration delay, String error) implements Outcome {
+    }
+
+    /** Failed for good; the route's fallback may take it. */
+    record Fallback(String error) implements Outcome {
+    }
+
+    /** Failed for good, with nobody to take it. */
+    record Fail(String error) implements Outcome {
+    }
+}

@@ -1,0 +1,182 @@
+package dev.outbox.processing;
+
+import dev.outbox.OutboxRecord;
+import dev.outbox.OutboxRecordProcessor;
+import dev.outbox.partition.PartitionOwnership;
+import dev.outbox.processing.FailureDecision.Fail;
+import dev.outbox.processing.FailureDecision.Fallback;
+import dev.outbox.processing.FailureDecision.Outcome;
+import dev.outbox.processing.FailureDecision.Postpone;
+import dev.outbox.processing.FailureDecision.Retry;
+import dev.outbox.processing.LaneWork.Completion;
+import dev.outbox.spi.Delivery;
+import dev.outbox.spi.OutboxObservation;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Runs one lane's records in order on a worker thread: each under its partition's fence, through its route's handler,
+ * within the handler timeout. A success waits for the completion writer; a failure is decided by the
+ * {@link FailureDecision} and stored at once, after the completions ahead of it. Under stop-on-first-failure a record
+ * that stays unfinished ends the lane's run: its later records wait for a later fetch.
+ *
+ * <p><b>Interrupt hygiene.</b> After each call the worker's interrupt flag is cleared, whoever set it (the handler, or
+ * the timeout), unless a stop gave up on the work: a stale flag would make storing the outcome fail, and the record
+ * would run again without its failure ever being recorded.
+ */
+final class LaneWorker {
+
+    private static final Logger log = LoggerFactory.getLogger(LaneWorker.class);
+
+    private final HandlerRoutes routes;
+    private final PartitionOwnership ownership;
+    private final OutboxObservation observation;
+    private final @Nullable HandlerTimeouts timeouts;
+    private final FailureDecision decision;
+    private final OutcomeWriter outcomes;
+    private final LaneTable lanes;
+    private final boolean stopOnFirstFailure;
+    private volatile boolean stopping;
+
+    LaneWorker(HandlerRoutes routes, PartitionOwnership ownership, OutboxObservation observation,
+            @Nullable HandlerTimeouts timeouts, FailureDecision decision, OutcomeWriter outcomes, LaneTable lanes,
+            boolean stopOnFirstFailure) {
+        this.routes = routes;
+        this.ownership = ownership;
+        this.observation = observation;
+        this.timeouts = timeouts;
+        this.decision = decision;
+        this.outcomes = outcomes;
+        this.lanes = lanes;
+        this.stopOnFirstFailure = stopOnFirstFailure;
+    }
+
+    /** While set, workers finish the record in hand and start no other. */
+    void stopping(boolean stopping) {
+        this.stopping = stopping;
+    }
+
+    /** Runs the lane; whatever goes wrong, the lane is released in the end. */
+    void run(LaneWork work) {
+        try {
+            process(work);
+        } catch (RuntimeException | Error e) {
+            log.error("Outbox processor: a worker failed unexpectedly", e);
+            lanes.release(work);
+        }
+    }
+
+    private void process(LaneWork work) {
+        List<Completion> done = new ArrayList<>(work.deliveries.size());
+        try {
+            for (Delivery delivery : work.deliveries) {
+                if (stopping || work.isAbandoned() || Thread.currentThread().isInterrupted()
+                        || !ownership.ownedPartitions().holds(delivery.fence())) {
+                    break;
+                }
+                work.calls++;
+                HandlerRoute route = routes.routeFor(delivery.record());
+                long started = System.nanoTime();
+                Throwable failure = call(delivery.record(), route.handler(), work);
+                Duration handlerTime = Duration.ofNanos(System.nanoTime() - started);
+                if (failure == null) {
+                    done.add(new Completion(delivery, handlerTime));
+                    continue;
+                }
+                if (work.isAbandoned()) {
+                    log.info("Outbox record {} was interrupted by shutdown; it stays NEW and will be processed again",
+                            delivery.id());
+                    break;
+                }
+                outcomes.complete(done);
+                done.clear();
+                if (settle(delivery, route, failure, handlerTime)) {
+                    done.add(new Completion(delivery, handlerTime));
+                } else if (stopOnFirstFailure) {
+                    break;
+                }
+            }
+        } catch (RuntimeException e) {
+            // An outcome could not be stored; the record stays NEW and is handled again later.
+            log.warn("Outbox lane {}: could not store an outcome; its records will be processed again", work.lane, e);
+            done.clear();
+        }
+        if (done.isEmpty()) {
+            lanes.release(work);
+        } else {
+            work.completions = done;
+            outcomes.completeAndRelease(work);
+        }
+    }
+
+    /**
+     * Calls the handler; returns what it threw (an Error included), or null. A call past the handler timeout is
+     * interrupted and fails with {@link HandlerTimeoutException}.
+     */
+    private @Nullable Throwable call(OutboxRecord record, OutboxRecordProcessor handler, LaneWork work) {
+        HandlerTimeouts.Deadline deadline = timeouts == null ? null : timeouts.start(Thread.currentThread());
+        Throwable failure = null;
+        try {
+            observation.observeProcessing(record, () -> handler.process(record));
+        } catch (Throwable e) {
+            failure = e;
+        }
+        boolean timedOut = deadline != null && deadline.finish();
+        if (work.isAbandoned()) {
+            Thread.currentThread().interrupt();
+            return failure;
+        }
+        if (Thread.interrupted() && !timedOut) {
+            log.debug("Outbox record {}: the handler left its thread interrupted; cleared", record.getId());
+        }
+        if (timedOut && failure != null) {
+            return new HandlerTimeoutException(timeouts.timeout(), failure);
+        }
+        return failure;
+    }
+
+    /**
+     * Carries out the decision on a failed attempt.
+     *
+     * @return true when the fallback took the record: it is then stored as a completion, like a success
+     */
+    private boolean settle(Delivery delivery, HandlerRoute route, Throwable failure, Duration handlerTime) {
+        Outcome outcome = decision.decide(delivery.record(), failure, route);
+        if (outcome instanceof Postpone postpone) {
+            outcomes.postpone(delivery, postpone);
+        } else if (outcome instanceof Retry retry) {
+            outcomes.retry(delivery, retry, failure, handlerTime);
+        } else if (outcome instanceof Fallback && route.fallback() != null) {
+            return recover(delivery, route.fallback(), outcome.error(), failure, handlerTime);
+        } else if (outcome instanceof Fail) {
+            outcomes.fail(delivery, outcome.error(), failure, handlerTime);
+        }
+        return false;
+    }
+
+    private boolean recover(Delivery delivery, HandlerRoute.Fallback fallback, String error, Throwable failure,
+            Duration handlerTime) {
+        OutboxRecord record = delivery.record();
+        try {
+            fallback.recover(record, failure);
+            log.warn("Outbox record {} ({}, aggregate {}) failed after {} attempt(s) and was taken by its fallback: "
+                    + "{}", record.getId(), record.getEventType(), record.getAggregateId(), record.getRetryCount() + 1,
+                    error);
+            return true;
+        } catch (Throwable fallbackFailure) {
+            if (fallbackFailure instanceof InterruptedException) {
+                Thread.currentThread().interrupt();
+            }
+            if (fallbackFailure != failure) {
+                failure.addSuppressed(fallbackFailure);
+            }
+            outcomes.fail(delivery, ErrorText.truncate(error + "; the fallback failed too: "
+                    + ErrorText.of(fallbackFailure), OutboxRecord.MAX_ERROR_LENGTH), failure, handlerTime);
+            return false;
+        }
+    }
+}

@@ -1,0 +1,175 @@
+package dev.outbox.processing;
+
+import dev.outbox.OutboxRecord;
+import dev.outbox.partition.PartitionOwnership;
+import dev.outbox.processing.FailureDecision.Postpone;
+import dev.outbox.processing.FailureDecision.Retry;
+import dev.outbox.processing.LaneWork.Completion;
+import dev.outbox.spi.Delivery;
+import dev.outbox.spi.OutboxListener;
+import dev.outbox.spi.RecordStore;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Stores what became of handled records, and tells the listener.
+ *
+ * <p><b>Group commit.</b> Completions go through a {@link GroupCommitQueue}: one writer thread stores the completions
+ * of every lane handled meanwhile in one statement and one transaction (or deletes the rows, with
+ * {@code delete-completed-records}), and only then releases those lanes. Failures are stored by the lane's worker at
+ * once, after the completions ahead of them.
+ *
+ * <p><b>Refused writes.</b> A write the store refuses (the partition's fence moved, or someone else changed the row)
+ * leaves the record to whoever owns it now: the ownership is told the partition was lost, and the listener counts it.
+ */
+final class OutcomeWriter implements AutoCloseable {
+
+    private static final Logger log = LoggerFactory.getLogger(OutcomeWriter.class);
+    private static final int MAX_COMPLETIONS_PER_WRITE = 1000;
+
+    private final RecordStore store;
+    private final PartitionOwnership ownership;
+    private final OutboxListener listener;
+    private final Clock clock;
+    private final boolean deleteCompleted;
+    private final boolean stopOnFirstFailure;
+    private final LaneTable lanes;
+    private final Duration closeTimeout;
+    private @Nullable GroupCommitQueue<LaneWork> completions;
+    private boolean closed;
+
+    OutcomeWriter(RecordStore store, PartitionOwnership ownership, OutboxListener listener, Clock clock,
+            ProcessingOptions options, LaneTable lanes) {
+        this.store = store;
+        this.ownership = ownership;
+        this.listener = listener;
+        this.clock = clock;
+        this.deleteCompleted = options.deleteCompletedRecords();
+        this.stopOnFirstFailure = options.stopOnFirstFailure();
+        this.lanes = lanes;
+        this.closeTimeout = options.shutdownTimeout();
+    }
+
+    /** Stores the lane's completions with other lanes' on the writer thread, then releases the lane. */
+    void completeAndRelease(LaneWork work) {
+        GroupCommitQueue<LaneWork> queue = queue();
+        if (queue == null) {
+            completeAll(List.of(work)); // closed before any completion: store it here
+        } else {
+            queue.add(work);
+        }
+    }
+
+    /** Stores completions now, in one round trip and one transaction; used before a failure of the same lane. */
+    void complete(List<Completion> done) {
+        if (done.isEmpty()) {
+            return;
+        }
+        List<Delivery> deliveries = new ArrayList<>(done.size());
+        done.forEach(completion -> deliveries.add(completion.delivery()));
+        List<Delivery> refused = deleteCompleted ? store.deleteCompleted(deliveries)
+                : store.markCompleted(deliveries, clock.instant());
+        Set<Delivery> notStored = refused.isEmpty() ? Set.of() : new HashSet<>(refused);
+        for (Completion completion : done) {
+            if (notStored.contains(completion.delivery())) {
+                refused(completion.delivery());
+            } else {
+                listener.onCompleted(completion.delivery().record(), completion.handlerTime());
+            }
+        }
+    }
+
+    /** Due again later with the same retry count: the handler asked for it, or was never called. */
+    void postpone(Delivery delivery, Postpone postpone) {
+        OutboxRecord record = delivery.record();
+        if (!store.scheduleRetry(delivery, record.getRetryCount(), clock.instant().plus(postpone.delay()),
+                postpone.error())) {
+            refused(delivery);
+        } else if (postpone.notCalled()) {
+            log.error("Outbox record {} ({}, aggregate {}) waits {}: {}", record.getId(), record.getEventType(),
+                    record.getAggregateId(), postpone.delay(), postpone.error());
+        } else {
+            log.info("Outbox record {} ({}, aggregate {}) postponed by its handler for {}: {}", record.getId(),
+                    record.getEventType(), record.getAggregateId(), postpone.delay(), postpone.error());
+        }
+    }
+
+    void retry(Delivery delivery, Retry retry, Throwable failure, Duration handlerTime) {
+        OutboxRecord record = delivery.record();
+        if (!store.scheduleRetry(delivery, retry.retryCount(), clock.instant().plus(retry.delay()), retry.error())) {
+            refused(delivery);
+            return;
+        }
+        log.warn("Outbox record {} ({}, aggregate {}) failed on attempt {}; retry {} of {} in {}: {}", record.getId(),
+                record.getEventType(), record.getAggregateId(), record.getRetryCount() + 1, retry.retryCount(),
+                retry.maxRetries(), retry.delay(), retry.error());
+        log.debug("Failure of outbox record {}", record.getId(), failure);
+        listener.onRetryScheduled(record, failure, retry.retryCount(), handlerTime);
+    }
+
+    /** Stores the record as FAILED: it holds back its aggregate under stop-on-first-failure. */
+    void fail(Delivery delivery, String error, Throwable failure, Duration handlerTime) {
+        OutboxRecord record = delivery.record();
+        if (!store.markFailed(delivery, record.getRetryCount(), error)) {
+            refused(delivery);
+            return;
+        }
+        log.error("Outbox record {} ({}, aggregate {}) FAILED after {} attempt(s){}", record.getId(),
+                record.getEventType(), record.getAggregateId(), record.getRetryCount() + 1,
+                stopOnFirstFailure ? "; later records of the aggregate wait" : "", failure);
+        listener.onFailed(record, failure, handlerTime);
+    }
+
+    /** Writes what is queued and stops the writer thread. */
+    @Override
+    public void close() {
+        GroupCommitQueue<LaneWork> queue;
+        synchronized (this) {
+            closed = true;
+            queue = completions;
+        }
+        if (queue != null) {
+            queue.close(Math.max(1, closeTimeout.toMillis()));
+        }
+    }
+
+    /** Runs on the writer thread: stores the completions of many lanes at once, then releases them. */
+    private void completeAll(List<LaneWork> group) {
+        List<Completion> done = new ArrayList<>();
+        group.forEach(work -> done.addAll(work.completions));
+        try {
+            complete(done);
+        } catch (RuntimeException e) {
+            log.warn("Outbox processor: could not store {} completion(s) of {} lane(s); the records will be "
+                    + "processed again", done.size(), group.size(), e);
+        } finally {
+            group.forEach(lanes::release);
+        }
+    }
+
+    private void refused(Delivery delivery) {
+        log.info("Outbox record {} ({}) was changed by someone else while being handled, or the partition has a "
+                + "new owner; its outcome was not stored", delivery.id(), delivery.fence());
+        ownership.lost(delivery.fence());
+        listener.onStatusWriteRejected(delivery.record());
+    }
+
+    /**
+     * The completion queue, created on first use; null when closed before. A closed queue stores what it is given in
+     * the caller's thread.
+     */
+    private synchronized @Nullable GroupCommitQueue<LaneWork> queue() {
+        if (completions == null && !closed) {
+            completions = new GroupCommitQueue<>("outbox-completions", this::completeAll,
+                    work -> work.completions.size(), MAX_COMPLETIONS_PER_WRITE);
+        }
+        return completions;
+    }
+}

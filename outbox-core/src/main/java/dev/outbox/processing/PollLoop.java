@@ -1,0 +1,114 @@
+package dev.outbox.processing;
+
+import dev.outbox.internal.FailureLog;
+import dev.outbox.processing.Dispatcher.Fetch;
+import java.time.Clock;
+import java.time.Duration;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The background loop, a pipeline: it fetches again as soon as the records in hand drop to half a batch, without
+ * waiting for the slowest lane, and skips the lanes in hand. When nothing is due it polls soon after activity, when
+ * retries and records of writers that do not wake it are likeliest, then backs off by doubling to the poll interval,
+ * so an idle instance costs one query per poll interval. A failing fetch is retried every poll interval, and logged
+ * when it starts, once a minute while it lasts, and when it ends.
+ */
+final class PollLoop implements Runnable {
+
+    private static final Logger log = LoggerFactory.getLogger(PollLoop.class);
+    private static final Duration FIRST_IDLE_WAIT = Duration.ofMillis(50);
+
+    private final Dispatcher dispatcher;
+    private final LaneTable lanes;
+    private final Waiter waiter;
+    private final ProcessingOptions options;
+    private final FailureLog outage;
+    private volatile boolean running = true;
+
+    PollLoop(Dispatcher dispatcher, LaneTable lanes, Waiter waiter, ProcessingOptions options, Clock clock) {
+        this.dispatcher = dispatcher;
+        this.lanes = lanes;
+        this.waiter = waiter;
+        this.options = options;
+        this.outage = new FailureLog(FailureLog.DEFAULT_INTERVAL, () -> clock.millis() * 1_000_000L);
+    }
+
+    /** Ends the loop once the lanes in hand are released; see {@link #run()}. */
+    void stop() {
+        running = false;
+        waiter.changed();
+    }
+
+    @Override
+    public void run() {
+        Duration idleWait = options.pollInterval();
+        // Room for a batch beyond the half batch that may still be in hand, whose rows the fetch also reads. Always
+        // the same, so that the database sees one statement text.
+        int limit = options.batchSize() + options.batchSize() / 2;
+        try {
+            while (running) {
+                waiter.awaitUntil(() -> !running || lanes.recordsInHand() <= options.batchSize() / 2);
+                if (!running) {
+                    break;
+                }
+                Fetch fetch = fetch(limit);
+                if (fetch == null) {
+                    waiter.await(options.pollInterval(), false, this::isRunning);
+                } else if (fetch.dispatched().isEmpty() && fetch.skipped() > 0) {
+                    // Everything due belongs to lanes in hand: fetch again once one of them is released.
+                    waiter.await(options.pollInterval(), true, this::isRunning);
+                } else if (fetch.fetched() >= limit) {
+                    idleWait = FIRST_IDLE_WAIT; // more may be waiting
+                } else if (fetch.skipped() > 0) {
+                    waiter.await(FIRST_IDLE_WAIT, true, this::isRunning); // later records of lanes in hand are due
+                } else {
+                    idleWait = fetch.fetched() > 0 ? FIRST_IDLE_WAIT : min(idleWait.multipliedBy(2),
+                            options.pollInterval());
+                    waiter.await(idleWait, false, this::isRunning);
+                }
+            }
+            waiter.awaitUntil(() -> lanes.recordsInHand() == 0);
+        } catch (InterruptedException e) {
+            // A stop that gave up on the handlers: leave at once, the records in hand stay NEW.
+            Thread.currentThread().interrupt();
+            running = false;
+        }
+    }
+
+    private boolean isRunning() {
+        return running;
+    }
+
+    /** One fetch; null when it failed, which is logged as an outage. */
+    private @Nullable Fetch fetch(int limit) {
+        try {
+            Fetch fetch = dispatcher.fetchAndDispatch(limit);
+            Duration outageLasted = outage.succeeded();
+            if (outageLasted != null) {
+                log.info("Outbox processor: the record store answers again after {}", outageLasted);
+            }
+            return fetch;
+        } catch (RuntimeException e) {
+            boolean first = !outage.isFailing();
+            if (outage.failed()) {
+                if (first) {
+                    log.warn("Outbox processor: fetching due records failed; retrying every {}",
+                            options.pollInterval(), e);
+                } else {
+                    log.warn("Outbox processor: fetching due records still fails after {}: {}",
+                            outage.failingFor(), e.toString());
+                }
+            }
+            return null;
+        } catch (Error e) {
+            log.error("Outbox processor: unexpected error; continuing", e);
+            return null;
+        }
+    }
+
+    private static Duration min(Duration a, Duration b) {
+        return a.compareTo(b) <= 0 ? a : b;
+    }
+}

@@ -1,0 +1,140 @@
+package dev.outbox.jpa;
+
+import dev.outbox.cluster.ClusterCoordinator;
+import dev.outbox.jpa.dialect.DatabaseDialect;
+import dev.outbox.node.LocalWakeUps;
+import dev.outbox.spi.InstanceStore;
+import dev.outbox.spi.WakeUpSource;
+import java.util.Objects;
+import java.util.Set;
+import javax.sql.DataSource;
+import org.jspecify.annotations.Nullable;
+import org.springframework.jdbc.core.JdbcTemplate;
+
+/**
+ * The outbox stores of one database, for its {@link DataSource}: records, instances, partitions, the heartbeats'
+ * reserved connection, and the wake-ups the database offers between instances (LISTEN/NOTIFY on PostgreSQL, none
+ * elsewhere). What a processing node needs from the database, without Spring Boot:
+ *
+ * <pre>{@code
+ * JdbcOutboxStores stores = JdbcOutboxStores.create(dataSource);
+ * OutboxNode node = OutboxNode.builder()
+ *         .processor(OutboxProcessor.builder().recordStore(stores.records()).handler(this::publish))
+ *         .cluster(stores.cluster("node-1"))
+ *         .wakeUpSource(stores.notifications())
+ *         .build();
+ * }</pre>
+ *
+ * <p>Closing it gives the heartbeats' reserved connection back to the pool.
+ */
+public final class JdbcOutboxStores implements AutoCloseable {
+
+    private final DataSource dataSource;
+    private final DatabaseDialect dialect;
+    private final boolean notifications;
+    private final JdbcRecordStore records;
+    private final JdbcInstanceStore instances;
+    private final JdbcPartitionStore partitions;
+    private @Nullable ReservedConnectionDataSource heartbeatConnection;
+    private @Nullable InstanceStore heartbeats;
+
+    private JdbcOutboxStores(DataSource dataSource, DatabaseDialect dialect, boolean notifications) {
+        this.dataSource = Objects.requireNonNull(dataSource, "dataSource");
+        this.dialect = Objects.requireNonNull(dialect, "dialect");
+        this.notifications = notifications && dialect.hasNotifications();
+        this.records = new JdbcRecordStore(dataSource, dialect);
+        this.instances = new JdbcInstanceStore(dataSource, dialect);
+        this.partitions = new JdbcPartitionStore(dataSource, dialect);
+    }
+
+    /** The stores of the database behind {@code dataSource}, detected from it, with notifications where it has them. */
+    public static JdbcOutboxStores create(DataSource dataSource) {
+        return create(dataSource, DatabaseDialect.detect(dataSource), true);
+    }
+
+    /**
+     * @param notifications whether to wake other instances at commit where the database can
+     *     ({@code outbox.listen-notify})
+     */
+    public static JdbcOutboxStores create(DataSource dataSource, DatabaseDialect dialect, boolean notifications) {
+        return new JdbcOutboxStores(dataSource, dialect, notifications);
+    }
+
+    public DatabaseDialect dialect() {
+        return dialect;
+    }
+
+    public JdbcRecordStore records() {
+        return records;
+    }
+
+    public JdbcInstanceStore instances() {
+        return instances;
+    }
+
+    public JdbcPartitionStore partitions() {
+        return partitions;
+    }
+
+    /**
+     * The instance store heartbeats go through: on one connection reserved from the pool on first use, so that a busy
+     * pool cannot delay a heartbeat.
+     */
+    public synchronized InstanceStore heartbeats() {
+        if (heartbeats == null) {
+            heartbeatConnection = new ReservedConnectionDataSource(dataSource);
+            heartbeats = new JdbcInstanceStore(heartbeatConnection, dialect);
+        }
+        return heartbeats;
+    }
+
+    /**
+     * A coordinator of these stores for the instance {@code instanceId}, heartbeating on the reserved connection; set
+     * its timings, host and listeners as needed.
+     */
+    public ClusterCoordinator.Builder cluster(String instanceId) {
+        return ClusterCoordinator.builder().instanceStore(instances).heartbeatStore(heartbeats())
+                .partitionStore(partitions).instanceId(instanceId);
+    }
+
+    /**
+     * Wakes this instance when another one commits records for its partitions: LISTEN on PostgreSQL, on a connection
+     * of its own while the node runs; a source that never wakes where the database has no notifications or they are
+     * off.
+     */
+    public WakeUpSource notifications() {
+        return notifications ? new PostgresNotifications(dataSource) : WakeUpSource.none();
+    }
+
+    /**
+     * What a transaction that saved records does at its commit: notifies the other instances where the database can
+     * (in the transaction, so only a commit sends it), then wakes this JVM's processor through {@code local}.
+     */
+    public JpaOutboxRecordRepository.CommitHooks commitHooks(LocalWakeUps local) {
+        Objects.requireNonNull(local, "local");
+        JdbcTemplate jdbc = new JdbcTemplate(dataSource);
+        return new JpaOutboxRecordRepository.CommitHooks() {
+            @Override
+            public void beforeCommit(Set<Integer> written) {
+                if (notifications) {
+                    PostgresNotifications.notifyPartitions(jdbc, written);
+                }
+            }
+
+            @Override
+            public void afterCommit(Set<Integer> written) {
+                local.recordsCommitted(written);
+            }
+        };
+    }
+
+    /** Gives the heartbeats' reserved connection back. */
+    @Override
+    public synchronized void close() {
+        if (heartbeatConnection != null) {
+            heartbeatConnection.close();
+            heartbeatConnection = null;
+            heartbeats = null;
+        }
+    }
+}

@@ -1,0 +1,129 @@
+package dev.outbox.boot;
+
+import dev.outbox.admin.OutboxAdmin;
+import dev.outbox.cluster.ClusterCoordinator;
+import dev.outbox.jpa.JdbcOutboxStores;
+import dev.outbox.jpa.dialect.DatabaseDialect;
+import dev.outbox.monitoring.OutboxMonitor;
+import dev.outbox.node.LocalWakeUps;
+import dev.outbox.partition.OwnedPartitions;
+import dev.outbox.spi.InstanceStore;
+import dev.outbox.spi.PartitionStore;
+import dev.outbox.spi.RecordAdministration;
+import dev.outbox.spi.RecordStatistics;
+import dev.outbox.spi.RecordStore;
+import java.time.Clock;
+import javax.sql.DataSource;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.boot.sql.init.dependency.DependsOnDatabaseInitialization;
+import org.springframework.context.annotation.Bean;
+import org.springframework.core.env.Environment;
+
+/**
+ * The outbox's database: its dialect, its schema when asked for, the stores, this instance's identity, and the
+ * operations over the stores (monitor, admin). Beans the application defines replace these.
+ */
+@AutoConfiguration(afterName = {
+        "org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration",
+        "org.springframework.boot.hibernate.autoconfigure.HibernateJpaAutoConfiguration",
+        "org.springframework.boot.liquibase.autoconfigure.LiquibaseAutoConfiguration"})
+@ConditionalOnBean(DataSource.class)
+@ConditionalOnBooleanProperty(name = "outbox.enabled", matchIfMissing = true)
+@EnableConfigurationProperties(OutboxProperties.class)
+public class OutboxStoreAutoConfiguration {
+
+    @Bean
+    @ConditionalOnMissingBean
+    Clock outboxClock() {
+        return Clock.systemUTC();
+    }
+
+    @Bean
+    @ConditionalOnBooleanProperty("outbox.schema-initialization.enabled")
+    OutboxSchemaInitialization outboxSchemaInitialization(DataSource dataSource) {
+        return new OutboxSchemaInitialization(dataSource);
+    }
+
+    @Bean
+    @ConditionalOnMissingBean
+    DatabaseDialect outboxDatabaseDialect(DataSource dataSource) {
+        return DatabaseDialect.detect(dataSource);
+    }
+
+    /** The JDBC stores, with LISTEN/NOTIFY where the database has it unless {@code outbox.listen-notify=false}. */
+    @Bean(destroyMethod = "close")
+    @ConditionalOnMissingBean
+    @DependsOnDatabaseInitialization
+    JdbcOutboxStores outboxStores(DataSource dataSource, DatabaseDialect dialect, OutboxProperties properties) {
+        return JdbcOutboxStores.create(dataSource, dialect, properties.listenNotify());
+    }
+
+    @Bean
+    @ConditionalOnMissingBean
+    RecordStore outboxRecordStore(JdbcOutboxStores stores) {
+        return stores.records();
+    }
+
+    @Bean
+    @ConditionalOnMissingBean
+    InstanceStore outboxInstanceStore(JdbcOutboxStores stores) {
+        return stores.instances();
+    }
+
+    @Bean
+    @ConditionalOnMissingBean
+    PartitionStore outboxPartitionStore(JdbcOutboxStores stores) {
+        return stores.partitions();
+    }
+
+    @Bean
+    @ConditionalOnMissingBean
+    OutboxInstanceIdentity outboxInstanceIdentity(OutboxProperties properties, Environment environment) {
+        return OutboxInstanceIdentity.of(properties.instance(), environment);
+    }
+
+    /** Wake-ups raised in this JVM: by committed writes and by the admin; the processing node listens to them. */
+    @Bean
+    @ConditionalOnMissingBean
+    LocalWakeUps outboxLocalWakeUps() {
+        return new LocalWakeUps();
+    }
+
+    /**
+     * Backlog and cluster figures for metrics, health and the actuator endpoint, read at most once per
+     * {@code outbox.metrics.refresh-interval}. An instance without background processing owns no partition.
+     */
+    @Bean
+    @ConditionalOnMissingBean
+    OutboxMonitor outboxMonitor(RecordStore store, JdbcOutboxStores stores, ObjectProvider<ClusterCoordinator> cluster,
+            InstanceStore instances, PartitionStore partitions, Clock clock, OutboxProperties properties) {
+        OutboxMonitor.Builder monitor = OutboxMonitor.builder()
+                .statistics(storeSide(RecordStatistics.class, store, stores)).clock(clock)
+                .refreshInterval(properties.metrics().refreshInterval())
+                .ownership(OwnedPartitions::none);
+        cluster.ifAvailable(coordinator -> monitor.ownership(coordinator)
+                .instances(instances, properties.instance().timings().staleTimeout()).partitions(partitions));
+        return monitor.build();
+    }
+
+    /** Operations on FAILED records; a retry wakes the local processor. */
+    @Bean
+    @ConditionalOnMissingBean
+    OutboxAdmin outboxAdmin(RecordStore store, JdbcOutboxStores stores, LocalWakeUps wakeUps, Clock clock) {
+        return OutboxAdmin.builder().store(storeSide(RecordAdministration.class, store, stores)).clock(clock)
+                .afterChange(wakeUps::recordsDue).build();
+    }
+
+    /**
+     * One more side of the record store (statistics, administration, purge): the application's {@link RecordStore}
+     * when it has that side too, else the JDBC store, which has them all.
+     */
+    static <T> T storeSide(Class<T> side, RecordStore store, JdbcOutboxStores stores) {
+        return side.isInstance(store) ? side.cast(store) : side.cast(stores.records());
+    }
+}
