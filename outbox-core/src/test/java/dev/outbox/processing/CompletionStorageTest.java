@@ -15,7 +15,7 @@ import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.Test;
 
-/** How the engine stores completions: an aggregate's together, or as deletes. */
+/** How the engine stores completions: an aggregate's together, or as deletes. Part: {@link OutcomeWriter}. */
 class CompletionStorageTest {
 
     private final MutableClock clock = MutableClock.startingNow();

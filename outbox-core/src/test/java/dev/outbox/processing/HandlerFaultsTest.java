@@ -21,7 +21,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Whatever a handler does (checked and unchecked exceptions, errors, hanging, interrupting its own thread), the
- * processing loop lives on, and the outcome is stored on the record.
+ * processing loop lives on, and the outcome is stored on the record. Part: {@link LaneWorker} (timeouts, interrupt
+ * hygiene), with {@link ErrorText}.
  */
 class HandlerFaultsTest {
 

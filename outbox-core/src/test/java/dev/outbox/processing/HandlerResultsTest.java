@@ -17,7 +17,10 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
-/** What a handler can say besides success and a retryable failure. */
+/**
+ * What a handler can say besides success and a retryable failure, through the engine. Part: {@link FailureDecision},
+ * whose every branch {@code FailureDecisionTest} checks on its own.
+ */
 class HandlerResultsTest {
 
     private final MutableClock clock = MutableClock.startingNow();

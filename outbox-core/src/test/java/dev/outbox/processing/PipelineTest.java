@@ -23,8 +23,9 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * The background loop as a pipeline: no waiting for the slowest aggregate, no re-reads of records in hand. How
- * completions are grouped is {@link GroupCommitQueueTest}'s subject.
+ * The background loop as a pipeline: no waiting for the slowest aggregate, no re-reads of records in hand. Parts:
+ * {@link PollLoop} (fetch again at half a batch), {@link Dispatcher} and {@link LaneTable} (lanes in hand, the
+ * fetch/release race guard). How completions are grouped is {@link GroupCommitQueueTest}'s subject.
  */
 class PipelineTest {
 
