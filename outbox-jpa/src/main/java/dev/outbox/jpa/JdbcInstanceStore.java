@@ -16,6 +16,7 @@ import javax.sql.DataSource;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.dao.DuplicateKeyException;
+import org.springframework.dao.PessimisticLockingFailureException;
 import org.springframework.jdbc.core.namedparam.NamedParameterJdbcTemplate;
 
 /**
@@ -31,6 +32,7 @@ import org.springframework.jdbc.core.namedparam.NamedParameterJdbcTemplate;
 public final class JdbcInstanceStore implements InstanceStore {
 
     private static final Logger log = LoggerFactory.getLogger(JdbcInstanceStore.class);
+    private static final int MAX_REGISTER_ATTEMPTS = 3;
 
     private final NamedParameterJdbcTemplate jdbc;
     private final DatabaseDialect dialect;
@@ -57,22 +59,34 @@ public final class JdbcInstanceStore implements InstanceStore {
         this.removeStale = sql.get("instance.removeStale");
     }
 
-    /** Update first (a restart keeps its id); insert when there is no row; on a lost insert race, update again. */
+    /**
+     * Update first (a restart keeps its id); insert when there is no row; on a lost insert race, update again. InnoDB
+     * may end concurrent inserts of one id in a deadlock instead of a duplicate key: the loser tries again.
+     */
     @Override
     public void register(String instanceId, String hostname, int port) {
         Objects.requireNonNull(instanceId, "instanceId");
         Objects.requireNonNull(hostname, "hostname");
         Map<String, Object> row = Map.of("instanceId", instanceId, "hostname", hostname, "port", port);
-        if (jdbc.update(registerUpdate, row) == 1) {
-            log.debug("Outbox instance {} registered again", instanceId);
-            return;
-        }
-        try {
-            jdbc.update(registerInsert, row);
-        } catch (DuplicateKeyException e) {
-            if (jdbc.update(registerUpdate, row) != 1) {
-                throw new IllegalStateException("Outbox: cannot register instance " + instanceId
-                        + ": its row was inserted and removed concurrently", e);
+        for (int attempt = 1; ; attempt++) {
+            if (jdbc.update(registerUpdate, row) == 1) {
+                log.debug("Outbox instance {} registered again", instanceId);
+                return;
+            }
+            try {
+                jdbc.update(registerInsert, row);
+                return;
+            } catch (DuplicateKeyException e) {
+                if (jdbc.update(registerUpdate, row) != 1) {
+                    throw new IllegalStateException("Outbox: cannot register instance " + instanceId
+                            + ": its row was inserted and removed concurrently", e);
+                }
+                return;
+            } catch (PessimisticLockingFailureException e) {
+                if (attempt == MAX_REGISTER_ATTEMPTS) {
+                    throw e;
+                }
+                log.debug("Outbox instance {}: registration lost a lock race; trying again", instanceId);
             }
         }
     }
