@@ -178,6 +178,7 @@ public final class ClusterCoordinator implements PartitionOwnership, AutoCloseab
                 shutdownAndWait(heartbeater);
             }
             ledger.clear();
+            ledger.notifyChanges(); // the hand-over loses every partition: the listener counts them
         }
         log.info("Outbox instance {} left the cluster and released {} partition(s)", instanceId, released);
     }

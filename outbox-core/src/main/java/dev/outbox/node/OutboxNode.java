@@ -62,20 +62,32 @@ public final class OutboxNode implements AutoCloseable {
         return new Builder();
     }
 
-    /** Joins the cluster and starts processing, listening and purging. Does nothing when running. */
+    /**
+     * Joins the cluster and starts processing, listening and purging. Does nothing when running. A start that fails
+     * halfway is undone (see {@link #stop()}) before its failure is thrown: nothing keeps holding partitions.
+     */
     public synchronized void start() {
         if (running) {
             return;
         }
-        if (coordinator != null) {
-            coordinator.start();
-        }
-        processor.start();
-        wakeUpSources.forEach(source -> source.start(processor));
-        if (purger != null) {
-            purger.start();
-        }
         running = true;
+        try {
+            if (coordinator != null) {
+                coordinator.start();
+            }
+            processor.start();
+            wakeUpSources.forEach(source -> source.start(processor));
+            if (purger != null) {
+                purger.start();
+            }
+        } catch (RuntimeException | Error e) {
+            try {
+                stop();
+            } catch (RuntimeException undoFailure) {
+                e.addSuppressed(undoFailure);
+            }
+            throw e;
+        }
     }
 
     /**

@@ -65,7 +65,7 @@ final class Dispatcher {
                 claim = lanes.claim(byLane(due), (lane, deliveries) -> new LaneWork(lane, fenced(deliveries, owned),
                         pool, worker::run));
                 dispatch(claim.taken(), pool);
-                return new Fetch(due.size(), claim.skipped(), claim.taken());
+                return new Fetch(due.size(), claim.skipped(), claim.skippedReleased(), claim.taken());
             } finally {
                 lanes.endFetch();
             }
@@ -104,9 +104,10 @@ final class Dispatcher {
     }
 
     /**
-     * What one fetch did: rows read, rows left because their lane was in hand, and the lanes handed to workers.
+     * What one fetch did: rows read, rows left because their lane was in hand or released meanwhile (and whether any
+     * for the latter reason), and the lanes handed to workers.
      */
-    record Fetch(int fetched, int skipped, List<LaneWork> dispatched) {
-        static final Fetch NONE = new Fetch(0, 0, List.of());
+    record Fetch(int fetched, int skipped, boolean skippedReleased, List<LaneWork> dispatched) {
+        static final Fetch NONE = new Fetch(0, 0, false, List.of());
     }
 }

@@ -67,13 +67,16 @@ final class LaneTable {
     Claim claim(Map<Lane, List<OutboxRecord>> fetched, BiFunction<Lane, List<OutboxRecord>, LaneWork> newWork) {
         List<LaneWork> taken = new ArrayList<>(fetched.size());
         int skipped = 0;
+        boolean skippedReleased = false;
         lock.lock();
         try {
             Set<Lane> released = releasedDuringFetch == null ? Set.of() : releasedDuringFetch;
             releasedDuringFetch = null;
             for (Map.Entry<Lane, List<OutboxRecord>> lane : fetched.entrySet()) {
-                if (inHand.containsKey(lane.getKey()) || released.contains(lane.getKey())) {
+                boolean releasedMeanwhile = released.contains(lane.getKey());
+                if (inHand.containsKey(lane.getKey()) || releasedMeanwhile) {
                     skipped += lane.getValue().size();
+                    skippedReleased |= releasedMeanwhile;
                     continue;
                 }
                 LaneWork work = newWork.apply(lane.getKey(), lane.getValue());
@@ -87,7 +90,7 @@ final class LaneTable {
         } finally {
             lock.unlock();
         }
-        return new Claim(taken, skipped);
+        return new Claim(taken, skipped, skippedReleased);
     }
 
     /** The lane's outcomes are stored, or given up: its later records may be fetched again. Idempotent. */
@@ -127,7 +130,9 @@ final class LaneTable {
 
     /**
      * What a claim took, and how many fetched records it left because their lane was in hand or released meanwhile.
+     *
+     * @param skippedReleased whether a lane was left because it was released meanwhile: it is free to be read again
      */
-    record Claim(List<LaneWork> taken, int skipped) {
+    record Claim(List<LaneWork> taken, int skipped, boolean skippedReleased) {
     }
 }

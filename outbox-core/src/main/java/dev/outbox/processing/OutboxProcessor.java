@@ -93,7 +93,7 @@ public final class OutboxProcessor implements AutoCloseable, WakeUpSource.Target
             if (loop != null) {
                 return;
             }
-            PollLoop started = new PollLoop(dispatcher, lanes, waiter, options, clock);
+            PollLoop started = new PollLoop(dispatcher, lanes, waiter, options);
             loop = started;
             poller = DaemonThreads.start("outbox-processor", started);
             log.info("Outbox processor started: {}", description);

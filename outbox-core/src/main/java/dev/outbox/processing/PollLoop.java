@@ -2,7 +2,6 @@ package dev.outbox.processing;
 
 import dev.outbox.internal.FailureLog;
 import dev.outbox.processing.Dispatcher.Fetch;
-import java.time.Clock;
 import java.time.Duration;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -27,12 +26,12 @@ final class PollLoop implements Runnable {
     private final FailureLog outage;
     private volatile boolean running = true;
 
-    PollLoop(Dispatcher dispatcher, LaneTable lanes, Waiter waiter, ProcessingOptions options, Clock clock) {
+    PollLoop(Dispatcher dispatcher, LaneTable lanes, Waiter waiter, ProcessingOptions options) {
         this.dispatcher = dispatcher;
         this.lanes = lanes;
         this.waiter = waiter;
         this.options = options;
-        this.outage = new FailureLog(FailureLog.DEFAULT_INTERVAL, () -> clock.millis() * 1_000_000L);
+        this.outage = FailureLog.everyMinute();
     }
 
     /** Ends the loop once the lanes in hand are released; see {@link #run()}. */
@@ -56,6 +55,9 @@ final class PollLoop implements Runnable {
                 Fetch fetch = fetch(limit);
                 if (fetch == null) {
                     waiter.await(options.pollInterval(), false, this::isRunning);
+                } else if (fetch.skippedReleased()) {
+                    // A lane left by the race guard was released while its rows were read: read it again at once.
+                    idleWait = FIRST_IDLE_WAIT;
                 } else if (fetch.dispatched().isEmpty() && fetch.skipped() > 0) {
                     // Everything due belongs to lanes in hand: fetch again once one of them is released.
                     waiter.await(options.pollInterval(), true, this::isRunning);

@@ -72,10 +72,18 @@ public final class OutboxPurger implements AutoCloseable {
                 batchSize);
     }
 
+    /** Stops purging: a purge under way ends after its current statement, which this waits for (up to 30 s). */
     @Override
     public synchronized void close() {
         if (thread != null) {
             thread.shutdownNow();
+            try {
+                if (!thread.awaitTermination(30, TimeUnit.SECONDS)) {
+                    log.warn("Outbox purge: a statement still runs after 30 s; not waiting for it any longer");
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
             thread = null;
         }
     }

@@ -1,11 +1,11 @@
 package dev.outbox.admin;
 
-import dev.outbox.spi.Delivery;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.outbox.OutboxRecord;
 import dev.outbox.OutboxRecordStatus;
+import dev.outbox.spi.Delivery;
 import dev.outbox.spi.FailedRecordFilter;
 import dev.outbox.testing.InMemoryRecordStore;
 import dev.outbox.testing.MutableClock;

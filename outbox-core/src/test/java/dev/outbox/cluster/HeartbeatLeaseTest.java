@@ -1,70 +1,214 @@
 package dev.outbox.cluster;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.outbox.spi.InstanceState;
+import dev.outbox.spi.InstanceStatus;
+import dev.outbox.spi.InstanceStore;
 import dev.outbox.testing.InMemoryClusterStore;
 import dev.outbox.testing.MutableClock;
 import java.time.Duration;
-import java.util.concurrent.atomic.AtomicInteger;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
 
-/** The lease runs by the instance's own monotonic clock; losing it makes the instance forget what it held. */
+/**
+ * The lease on a monotonic clock the test sets. The instance table is the in-memory one, watched: every call to it and
+ * every run of {@code forgetHoldings} goes into one log, so their order shows.
+ */
 class HeartbeatLeaseTest {
 
     private static final Duration LEASE = Duration.ofSeconds(8);
 
-    private final MutableClock databaseClock = MutableClock.startingNow();
-    private final InMemoryClusterStore store = new InMemoryClusterStore(databaseClock);
     private final AtomicLong nanos = new AtomicLong(1_000_000_000L);
-    private final AtomicInteger forgotten = new AtomicInteger();
-    private final HeartbeatLease lease = new HeartbeatLease(store, "a", "host", 0, LEASE, nanos::get);
+    private final InMemoryClusterStore table = new InMemoryClusterStore(
+            new MutableClock(Instant.parse("2026-01-01T00:00:00Z")));
+    private final List<String> log = new ArrayList<>();
+    private final WatchedStore store = new WatchedStore();
+    private final HeartbeatLease lease = new HeartbeatLease(store, "node-1", "host-1", 8080, LEASE, nanos::get);
+
+    /** Passes every call to the in-memory table and logs it; {@link #duringHeartbeat} runs inside heartbeat(). */
+    private final class WatchedStore implements InstanceStore {
+        Runnable duringHeartbeat = () -> { };
+        RuntimeException failure;
+
+        @Override
+        public void register(String instanceId, String hostname, int port) {
+            log.add("register");
+            table.register(instanceId, hostname, port);
+        }
+
+        @Override
+        public boolean heartbeat(String instanceId) {
+            log.add("heartbeat");
+            if (failure != null) {
+                throw failure;
+            }
+            duringHeartbeat.run();
+            return table.heartbeat(instanceId);
+        }
+
+        @Override
+        public void markShuttingDown(String instanceId) {
+            table.markShuttingDown(instanceId);
+        }
+
+        @Override
+        public void remove(String instanceId) {
+            table.remove(instanceId);
+        }
+
+        @Override
+        public List<InstanceState> findLive(Duration staleTimeout) {
+            return table.findLive(staleTimeout);
+        }
+
+        @Override
+        public int removeStale(Duration staleTimeout) {
+            return table.removeStale(staleTimeout);
+        }
+    }
 
     private void advance(Duration duration) {
         nanos.addAndGet(duration.toNanos());
     }
 
+    /** Logs the run, with whether the lease was valid at that moment. */
+    private void forget() {
+        log.add("forget (valid=" + lease.isValid() + ")");
+    }
+
     @Test
-    void theLeaseHoldsFromTheFirstHeartbeatForItsDuration() {
-        assertThat(lease.holds()).as("before the first heartbeat").isFalse();
-        assertThat(lease.sinceLastHeartbeat()).isEmpty();
-
-        lease.heartbeat(forgotten::incrementAndGet);
-        advance(LEASE.minusMillis(1));
-        assertThat(lease.holds()).isTrue();
-        assertThat(lease.sinceLastHeartbeat()).contains(LEASE.minusMillis(1));
-
-        advance(Duration.ofMillis(1));
+    void invalidBeforeTheFirstHeartbeat() {
+        assertThat(lease.isValid()).isFalse();
         assertThat(lease.holds()).isFalse();
-        assertThat(store.findLive(Duration.ofSeconds(10))).singleElement()
-                .satisfies(instance -> assertThat(instance.instanceId()).isEqualTo("a"));
+        assertThat(lease.sinceLastHeartbeat()).isEmpty();
     }
 
     @Test
-    void aHeartbeatAfterTheLeaseRanOutForgetsWhatWasHeldBeforeRenewing() {
-        lease.heartbeat(forgotten::incrementAndGet);
-        lease.heartbeat(forgotten::incrementAndGet);
-        assertThat(forgotten).as("first contact registers; a heartbeat in time forgets nothing").hasValue(1);
+    void theFirstHeartbeatRegistersForgetsWhatWasHeldAndGrantsTheLease() {
+        lease.heartbeat(this::forget);
 
-        advance(LEASE);
-        lease.heartbeat(() -> {
-            assertThat(lease.isValid()).as("forgotten before the lease is renewed").isFalse();
-            forgotten.incrementAndGet();
+        assertThat(log).containsExactly("register", "forget (valid=false)");
+        assertThat(table.findLive(Duration.ofSeconds(10))).singleElement().satisfies(row -> {
+            assertThat(row.instanceId()).isEqualTo("node-1");
+            assertThat(row.hostname()).isEqualTo("host-1");
+            assertThat(row.port()).isEqualTo(8080);
+            assertThat(row.status()).isEqualTo(InstanceStatus.ACTIVE);
         });
-
-        assertThat(forgotten).hasValue(2);
+        assertThat(lease.isValid()).isTrue();
         assertThat(lease.holds()).isTrue();
+        assertThat(lease.sinceLastHeartbeat()).contains(Duration.ZERO);
     }
 
     @Test
-    void aRowRemovedAsStaleIsRegisteredAgainAndWhatWasHeldIsForgotten() {
-        lease.heartbeat(forgotten::incrementAndGet);
-        forgotten.set(0);
-        store.remove("a");
+    void validWithinTheLeaseAndExpiredByTheMonotonicClockAtItsEnd() {
+        lease.heartbeat(this::forget);
 
-        lease.heartbeat(forgotten::incrementAndGet);
+        advance(LEASE.minusNanos(1));
+        assertThat(lease.isValid()).isTrue();
+        assertThat(lease.holds()).isTrue();
+        assertThat(lease.sinceLastHeartbeat()).contains(LEASE.minusNanos(1));
 
-        assertThat(forgotten).hasValue(1);
-        assertThat(store.findLive(Duration.ofSeconds(10))).hasSize(1);
+        advance(Duration.ofNanos(1));
+        assertThat(lease.isValid()).isFalse();
+        assertThat(lease.holds()).isFalse();
+        assertThat(lease.sinceLastHeartbeat()).contains(LEASE);
+    }
+
+    @Test
+    void aHeartbeatWithinTheLeaseRenewsItWithoutForgettingAnything() {
+        lease.heartbeat(this::forget);
+        log.clear();
+        advance(LEASE.minusSeconds(1));
+
+        lease.heartbeat(this::forget);
+
+        assertThat(log).containsExactly("heartbeat");
+        advance(LEASE.minusNanos(1));
+        assertThat(lease.isValid()).as("counted from the renewal").isTrue();
+    }
+
+    @Test
+    void theLeaseCountsFromWhenTheHeartbeatWasSentNotFromItsAnswer() {
+        // A slow round trip must not stretch the lease: others count from when the database stamped the row.
+        lease.heartbeat(this::forget);
+        store.duringHeartbeat = () -> advance(Duration.ofSeconds(3));
+
+        lease.heartbeat(this::forget);
+
+        assertThat(lease.sinceLastHeartbeat()).contains(Duration.ofSeconds(3));
+        advance(LEASE.minusSeconds(3));
+        assertThat(lease.isValid()).isFalse();
+    }
+
+    @Test
+    void aHeartbeatAfterExpiryForgetsTheHoldingsBeforeRenewing() {
+        lease.heartbeat(this::forget);
+        log.clear();
+        advance(LEASE.plusSeconds(5));
+
+        lease.heartbeat(this::forget);
+
+        assertThat(log).containsExactly("heartbeat", "forget (valid=false)");
+        assertThat(lease.isValid()).isTrue();
+        assertThat(lease.sinceLastHeartbeat()).contains(Duration.ZERO);
+    }
+
+    @Test
+    void aMissingRowIsRegisteredAgainAndTheHoldingsForgotten() {
+        lease.heartbeat(this::forget);
+        log.clear();
+        table.remove("node-1"); // removed as stale by another instance
+        advance(Duration.ofSeconds(1));
+
+        lease.heartbeat(this::forget);
+
+        assertThat(log).containsExactly("heartbeat", "register", "forget (valid=true)");
+        assertThat(table.findLive(Duration.ofSeconds(10))).extracting(InstanceState::instanceId)
+                .containsExactly("node-1");
+        assertThat(lease.isValid()).isTrue();
+        assertThat(lease.sinceLastHeartbeat()).contains(Duration.ZERO);
+    }
+
+    @Test
+    void aFailedHeartbeatNeitherRenewsNorForgets() {
+        lease.heartbeat(this::forget);
+        log.clear();
+        advance(Duration.ofSeconds(5));
+        store.failure = new IllegalStateException("database down");
+
+        assertThatThrownBy(() -> lease.heartbeat(this::forget)).isSameAs(store.failure);
+
+        assertThat(log).containsExactly("heartbeat");
+        assertThat(lease.sinceLastHeartbeat()).contains(Duration.ofSeconds(5));
+        advance(LEASE.minusSeconds(5));
+        assertThat(lease.isValid()).isFalse();
+
+        // Contact comes back after the lease ran out: forget, then renew.
+        store.failure = null;
+        log.clear();
+        lease.heartbeat(this::forget);
+        assertThat(log).containsExactly("heartbeat", "forget (valid=false)");
+        assertThat(lease.isValid()).isTrue();
+    }
+
+    @Test
+    void afterARestartTheLeaseIsInvalidAndTheNextHeartbeatRegistersAgain() {
+        lease.heartbeat(this::forget);
+        table.markShuttingDown("node-1");
+        log.clear();
+
+        lease.restart();
+
+        assertThat(lease.isValid()).isFalse();
+        assertThat(lease.sinceLastHeartbeat()).isEmpty();
+        lease.heartbeat(this::forget);
+        assertThat(log).containsExactly("register", "forget (valid=false)");
+        assertThat(table.findLive(Duration.ofSeconds(10))).extracting(InstanceState::status)
+                .containsExactly(InstanceStatus.ACTIVE);
     }
 }

@@ -1,117 +1,309 @@
 package dev.outbox.cluster;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatCode;
 
 import dev.outbox.partition.Fence;
 import dev.outbox.partition.OwnedPartitions;
 import dev.outbox.partition.PartitionAssignment;
+import dev.outbox.partition.PartitionHasher;
 import dev.outbox.spi.PartitionState;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
+import java.util.Map;
+import java.util.function.IntFunction;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Test;
 
-/** What an instance holds, what its processor may use, and what its listener is told. */
+/** What this instance holds and what the processor may use, changed step by step as the coordinator does. */
 class PartitionLedgerTest {
 
+    private static final String ME = "me";
+    private static final String OTHER = "other";
+
     private final List<String> told = new ArrayList<>();
-    private final PartitionLedger ledger = new PartitionLedger("a", (gained, lost) -> told.add(gained + " " + lost));
+    private final PartitionLedger ledger = new PartitionLedger(ME, (gained, lost) -> told.add(gained + " " + lost));
 
-    /** A balanced target: "a" keeps 0..127, "b" 128..255. */
-    private static PartitionAssignment halves() {
-        List<@Nullable String> owners = new ArrayList<>(Collections.nCopies(256, null));
-        for (int partition = 0; partition < 256; partition++) {
-            owners.set(partition, partition < 128 ? "a" : "b");
+    /** A target that gives partitions {@code 0..127} to this instance and {@code 128..255} to the other one. */
+    private static PartitionAssignment split() {
+        return target(128, List.of(ME, OTHER));
+    }
+
+    /** A target that gives every partition to this instance. */
+    private static PartitionAssignment allMine() {
+        return target(256, List.of(ME));
+    }
+
+    private static PartitionAssignment target(int mineBelow, List<String> live) {
+        List<@Nullable String> owners = new ArrayList<>();
+        for (int partition = 0; partition < PartitionHasher.PARTITION_COUNT; partition++) {
+            owners.add(partition < mineBelow ? ME : OTHER);
         }
-        return PartitionAssignment.compute(owners, List.of("a", "b"));
+        PartitionAssignment target = PartitionAssignment.compute(owners, live);
+        // Balanced already, so the (sticky) target is the table as given.
+        assertThat(target.owners()).containsExactlyElementsOf(owners);
+        return target;
+    }
+
+    /** The partition table with {@code row(p)} per partition. */
+    private static List<PartitionState> table(IntFunction<PartitionState> row) {
+        List<PartitionState> rows = new ArrayList<>();
+        for (int partition = 0; partition < PartitionHasher.PARTITION_COUNT; partition++) {
+            rows.add(row.apply(partition));
+        }
+        return rows;
     }
 
     @Test
-    void claimedPartitionsAreDispatchableUnderTheFenceOfTheirClaim() {
-        ledger.claimed(3, 7);
-        ledger.claimed(4, 1);
+    void aClaimedPartitionIsHeldAndDispatchableUnderTheFenceOfItsClaim() {
+        assertThat(ledger.dispatchable().isEmpty()).isTrue();
 
-        OwnedPartitions view = ledger.dispatchable();
-        assertThat(view.toArray()).containsExactly(3, 4);
-        assertThat(view.fenceOf(3)).isEqualTo(Fence.of(3, 7, "a"));
-        assertThat(view.holds(Fence.of(3, 6, "a"))).as("an older claim").isFalse();
+        assertThat(ledger.claimed(3, 7)).isTrue();
+        assertThat(ledger.claimed(200, 1)).isTrue();
+
+        assertThat(ledger.holds(3)).isTrue();
+        assertThat(ledger.holds(4)).isFalse();
         assertThat(ledger.ownedCount()).isEqualTo(2);
+        OwnedPartitions view = ledger.dispatchable();
+        assertThat(view.toArray()).containsExactly(3, 200);
+        assertThat(view.fenceOf(3)).isEqualTo(Fence.of(3, 7, ME));
+        assertThat(view.fenceOf(200)).isEqualTo(Fence.of(200, 1, ME));
+        assertThat(view.holds(Fence.of(3, 6, ME))).as("an older epoch").isFalse();
     }
 
     @Test
-    void aWithdrawnPartitionLeavesTheViewAndIsReleasedOnlyOnceIdle() {
+    void aClaimWhileClosingIsRefusedAndNotHeldUntilTheLedgerIsReopened() {
+        ledger.closing(true);
+
+        assertThat(ledger.claimed(5, 1)).isFalse();
+        assertThat(ledger.holds(5)).isFalse();
+        assertThat(ledger.dispatchable().contains(5)).isFalse();
+
+        ledger.closing(false);
+        assertThat(ledger.claimed(5, 2)).isTrue();
+        assertThat(ledger.dispatchable().fenceOf(5)).isEqualTo(Fence.of(5, 2, ME));
+    }
+
+    @Test
+    void withdrawnPartitionsStayHeldButLeaveTheDispatchableView() {
         for (int partition = 0; partition < 256; partition++) {
             ledger.claimed(partition, 1);
         }
-        ledger.withdraw(halves());
 
-        assertThat(ledger.dispatchable().size()).isEqualTo(128);
-        assertThat(ledger.dispatchable().contains(200)).isFalse();
-        assertThat(ledger.idleWithdrawn(partition -> partition == 200)).as("200 has a record in hand")
-                .doesNotContainKey(200).containsEntry(201, 1L).hasSize(127);
-        ledger.released(201);
-        assertThat(ledger.holds(201)).isFalse();
-        assertThat(ledger.holds(200)).isTrue();
+        ledger.withdraw(split());
+
+        assertThat(ledger.holds(200)).as("held until released").isTrue();
         assertThat(ledger.ownedCount()).isEqualTo(128);
+        assertThat(ledger.dispatchable().size()).isEqualTo(128);
+        assertThat(ledger.dispatchable().contains(127)).isTrue();
+        assertThat(ledger.dispatchable().contains(128)).isFalse();
+        assertThat(ledger.dispatchable().fenceOf(0)).isEqualTo(Fence.of(0, 1, ME));
     }
 
     @Test
-    void aLossCountsOnlyForTheSameOwnerAndEpoch() {
+    void aWithdrawnPartitionTheTargetGivesBackIsDispatchableAgain() {
+        ledger.claimed(200, 4);
+        ledger.withdraw(split());
+        assertThat(ledger.dispatchable().contains(200)).isFalse();
+
+        ledger.withdraw(allMine());
+
+        assertThat(ledger.dispatchable().fenceOf(200)).isEqualTo(Fence.of(200, 4, ME));
+        assertThat(ledger.idleWithdrawn(partition -> false)).isEmpty();
+    }
+
+    @Test
+    void idleWithdrawnListsTheWithdrawnPartitionsWithNoRecordInHandWithTheirEpochs() {
+        ledger.claimed(10, 3);
+        ledger.claimed(130, 5);
+        ledger.claimed(140, 6);
+        ledger.claimed(150, 7);
+        ledger.withdraw(split());
+
+        Map<Integer, Long> idle = ledger.idleWithdrawn(partition -> partition == 140);
+
+        assertThat(idle).containsExactly(Map.entry(130, 5L), Map.entry(150, 7L));
+        assertThat(ledger.idleWithdrawn(partition -> true)).as("all busy").isEmpty();
+    }
+
+    @Test
+    void aReleasedPartitionIsNeitherHeldNorWithdrawnAnyMore() {
+        ledger.claimed(130, 5);
+        ledger.claimed(131, 5);
+        ledger.withdraw(split());
+
+        ledger.released(130);
+
+        assertThat(ledger.holds(130)).isFalse();
+        assertThat(ledger.idleWithdrawn(partition -> false)).containsOnlyKeys(131);
+        assertThat(ledger.ownedCount()).isZero();
+    }
+
+    @Test
+    void forgetTakenOverDropsWhatTheTableShowsUnderAnotherOwnerOrEpoch() {
+        ledger.claimed(1, 3);   // the table shows it under another owner
+        ledger.claimed(2, 3);   // under us, but a newer epoch: it changed hands meanwhile
+        ledger.claimed(3, 3);   // unowned now
+        ledger.claimed(4, 3);   // unchanged
+        ledger.claimed(200, 3); // unchanged, and withdrawn
+        ledger.withdraw(split());
+
+        ledger.forgetTakenOver(table(partition -> switch (partition) {
+            case 1 -> new PartitionState(1, OTHER, 4);
+            case 2 -> new PartitionState(2, ME, 4);
+            case 3 -> new PartitionState(3, null, 3);
+            default -> new PartitionState(partition, ME, 3);
+        }));
+
+        assertThat(ledger.holds(1)).isFalse();
+        assertThat(ledger.holds(2)).isFalse();
+        assertThat(ledger.holds(3)).isFalse();
+        assertThat(ledger.holds(4)).isTrue();
+        assertThat(ledger.dispatchable().toArray()).containsExactly(4);
+        assertThat(ledger.idleWithdrawn(partition -> false)).containsOnlyKeys(200);
+    }
+
+    @Test
+    void aWithdrawnPartitionTakenOverIsNoLongerToBeReleased() {
+        ledger.claimed(200, 3);
+        ledger.withdraw(split());
+
+        ledger.forgetTakenOver(table(partition -> new PartitionState(partition, OTHER, 4)));
+
+        assertThat(ledger.idleWithdrawn(partition -> false)).isEmpty();
+    }
+
+    @Test
+    void lostForgetsThePartitionOnlyForTheSameOwnerAndEpoch() {
         ledger.claimed(9, 4);
 
-        ledger.lost(Fence.of(9, 3, "a"));
-        ledger.lost(Fence.of(9, 4, "b"));
+        ledger.lost(Fence.of(9, 3, ME));
+        assertThat(ledger.holds(9)).as("an older epoch: a stale refusal").isTrue();
+        ledger.lost(Fence.of(9, 4, OTHER));
+        assertThat(ledger.holds(9)).as("another owner's fence").isTrue();
         ledger.lost(Fence.unfenced(9));
-        assertThat(ledger.holds(9)).isTrue();
+        assertThat(ledger.holds(9)).as("unfenced").isTrue();
+        ledger.lost(Fence.of(10, 4, ME));
+        assertThat(ledger.holds(9)).as("another partition").isTrue();
+        assertThat(ledger.dispatchable().contains(9)).isTrue();
 
-        ledger.lost(Fence.of(9, 4, "a"));
+        ledger.lost(Fence.of(9, 4, ME));
         assertThat(ledger.holds(9)).isFalse();
         assertThat(ledger.dispatchable().contains(9)).isFalse();
     }
 
     @Test
-    void partitionsTheTableShowsUnderAnotherOwnerOrEpochAreForgotten() {
-        ledger.claimed(1, 2);
-        ledger.claimed(2, 2);
-        ledger.claimed(3, 2);
-        List<PartitionState> rows = new ArrayList<>();
-        for (int partition = 0; partition < 256; partition++) {
-            rows.add(new PartitionState(partition, partition == 1 ? "a" : partition == 2 ? "b" : "a",
-                    partition == 3 ? 3 : 2));
-        }
+    void aLostWithdrawnPartitionIsNotReleasedLater() {
+        ledger.claimed(200, 4);
+        ledger.withdraw(split());
 
-        ledger.forgetTakenOver(rows);
+        ledger.lost(Fence.of(200, 4, ME));
 
-        assertThat(ledger.dispatchable().toArray()).containsExactly(1);
+        assertThat(ledger.idleWithdrawn(partition -> false)).isEmpty();
     }
 
     @Test
-    void aClosingLedgerGivesClaimsBack() {
-        ledger.closing(true);
-        assertThat(ledger.claimed(5, 1)).isFalse();
-        assertThat(ledger.holds(5)).isFalse();
-
-        ledger.closing(false);
-        assertThat(ledger.claimed(5, 1)).isTrue();
-    }
-
-    @Test
-    void theListenerIsToldEachChangeOnceAndAThrowingOneDoesNotBreakTheLedger() {
+    void notifyChangesTellsTheGainedAndLostSetsOncePerChange() {
         ledger.claimed(1, 1);
         ledger.claimed(2, 1);
+        ledger.claimed(130, 1);
         ledger.notifyChanges();
         ledger.notifyChanges();
-        ledger.lost(Fence.of(2, 1, "a"));
+        assertThat(told).containsExactly("[1, 2, 130] []");
+
+        ledger.withdraw(split()); // withdraws 130
+        ledger.notifyChanges();
+        assertThat(told).containsExactly("[1, 2, 130] []", "[] [130]");
+
+        ledger.lost(Fence.of(1, 1, ME)); // tells at once
+        assertThat(told).containsExactly("[1, 2, 130] []", "[] [130]", "[] [1]");
+        ledger.notifyChanges();
+        assertThat(told).hasSize(3);
+    }
+
+    @Test
+    void anEpochChangeAloneIsNoChangeOfPartitions() {
+        ledger.claimed(1, 1);
+        ledger.notifyChanges();
+        ledger.claimed(1, 2);
+        ledger.notifyChanges();
+
+        assertThat(told).containsExactly("[1] []");
+    }
+
+    @Test
+    void forgetAllDropsEverythingAndTellsTheListener() {
+        ledger.claimed(1, 1);
+        ledger.claimed(200, 1);
+        ledger.withdraw(split());
+        ledger.notifyChanges();
+
         ledger.forgetAll();
 
-        assertThat(told).containsExactly("[1, 2] []", "[] [2]", "[] [1]");
+        assertThat(ledger.holds(200)).isFalse();
+        assertThat(ledger.dispatchable().isEmpty()).isTrue();
+        assertThat(ledger.idleWithdrawn(partition -> false)).isEmpty();
+        assertThat(told).containsExactly("[1] []", "[] [1]");
+    }
 
-        PartitionLedger throwing = new PartitionLedger("a", (gained, lost) -> {
-            throw new IllegalStateException("broken listener");
+    @Test
+    void aThrowingListenerIsIsolatedAndToldOfLaterChangesOnly() {
+        List<String> calls = Collections.synchronizedList(new ArrayList<>());
+        PartitionLedger failing = new PartitionLedger(ME, (gained, lost) -> {
+            calls.add(gained + " " + lost);
+            throw new IllegalStateException("listener bug");
         });
-        throwing.claimed(1, 1);
-        throwing.notifyChanges();
-        assertThat(throwing.dispatchable().contains(1)).isTrue();
+        failing.claimed(1, 1);
+
+        assertThatCode(failing::notifyChanges).doesNotThrowAnyException();
+        assertThatCode(() -> failing.lost(Fence.of(1, 1, ME))).doesNotThrowAnyException();
+        assertThat(failing.holds(1)).as("the loss took effect all the same").isFalse();
+        failing.claimed(2, 1);
+        failing.notifyChanges();
+
+        assertThat(calls).containsExactly("[1] []", "[] [1]", "[2] []");
+    }
+
+    @Test
+    void settledOnlyWhenTheTableMatchesAndNothingIsLeftToRelease() {
+        ledger.claimed(200, 1);
+        ledger.settle(true);
+        assertThat(ledger.isSettled()).isTrue();
+
+        ledger.withdraw(split());
+        ledger.settle(true);
+        assertThat(ledger.isSettled()).as("200 is still to be released").isFalse();
+
+        ledger.released(200);
+        ledger.settle(true);
+        assertThat(ledger.isSettled()).isTrue();
+        ledger.settle(false);
+        assertThat(ledger.isSettled()).isFalse();
+    }
+
+    @Test
+    void aLossOrAResetUnsettles() {
+        ledger.claimed(1, 1);
+        ledger.settle(true);
+        ledger.lost(Fence.of(1, 1, ME));
+        assertThat(ledger.isSettled()).isFalse();
+
+        ledger.settle(true);
+        ledger.forgetAll();
+        assertThat(ledger.isSettled()).isFalse();
+    }
+
+    @Test
+    void clearForgetsEverythingWithoutTouchingTheClosingFlag() {
+        ledger.claimed(1, 1);
+        ledger.closing(true);
+
+        ledger.clear();
+
+        assertThat(ledger.dispatchable().isEmpty()).isTrue();
+        assertThat(ledger.claimed(2, 1)).isFalse();
+        assertThat(ledger.holds(1)).isFalse();
+        assertThat(ledger.holds(2)).as("still closing").isFalse();
     }
 }

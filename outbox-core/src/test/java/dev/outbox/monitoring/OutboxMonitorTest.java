@@ -1,12 +1,12 @@
 package dev.outbox.monitoring;
 
-import dev.outbox.spi.Delivery;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.outbox.OutboxRecord;
 import dev.outbox.OutboxRecordStatus;
 import dev.outbox.partition.OwnedPartitions;
+import dev.outbox.spi.Delivery;
 import dev.outbox.testing.AggregateIds;
 import dev.outbox.testing.CountingRecordStatistics;
 import dev.outbox.testing.InMemoryClusterStore;

@@ -1,10 +1,10 @@
 package dev.outbox.processing;
 
-import dev.outbox.spi.Delivery;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.outbox.OutboxRecord;
 import dev.outbox.OutboxRecordStatus;
+import dev.outbox.spi.Delivery;
 import dev.outbox.testing.ForwardingRecordStore;
 import dev.outbox.testing.InMemoryRecordStore;
 import dev.outbox.testing.MutableClock;

@@ -4,6 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.outbox.NonRetryableRecordException;
 import dev.outbox.OutboxRecord;
+import dev.outbox.OutboxRecordProcessor;
+import dev.outbox.OutboxRecordStatus;
 import dev.outbox.RetryLaterException;
 import dev.outbox.processing.FailureDecision.Fail;
 import dev.outbox.processing.FailureDecision.Fallback;
@@ -11,110 +13,272 @@ import dev.outbox.processing.FailureDecision.Outcome;
 import dev.outbox.processing.FailureDecision.Postpone;
 import dev.outbox.processing.FailureDecision.Retry;
 import dev.outbox.retry.OutboxRetryPolicy;
-import dev.outbox.testing.MutableClock;
 import java.io.IOException;
 import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.Predicate;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
-/** Every branch of the one place that decides what a failure leads to; pure, so no store and no threads. */
+/** The pure failure decision, branch by branch: record (retry count) + failure + route → outcome. */
 class FailureDecisionTest {
 
-    private static final OutboxRetryPolicy DEFAULT = OutboxRetryPolicy.fixed(Duration.ofSeconds(5)).withMaxRetries(3);
-    private static final HandlerRoute PLAIN = HandlerRoute.to(record -> { });
-    private static final HandlerRoute WITH_FALLBACK = new HandlerRoute(record -> { }, null, (record, failure) -> { });
+    private static final OutboxRecordProcessor HANDLER = record -> { };
+    private static final HandlerRoute.Fallback FALLBACK = (record, failure) -> { };
+    private static final Duration LATER = Duration.ofSeconds(42);
 
-    private final FailureDecision decision = new FailureDecision(DEFAULT);
+    /** Delays that name the retry number (n seconds for retry n), so a wrong argument shows in the outcome. */
+    private static final class NumberedDelays implements OutboxRetryPolicy {
+        final List<Integer> asked = new ArrayList<>();
+        private final Predicate<Throwable> retryable;
+        private final Duration unit;
 
-    private static OutboxRecord attempt(int retriesSoFar) {
-        return OutboxRecord.builder().aggregateId("A").eventType("E").payload("{}").build(MutableClock.startingNow())
-                .toBuilder().retryCount(retriesSoFar).build();
-    }
+        NumberedDelays(Duration unit, Predicate<Throwable> retryable) {
+            this.unit = unit;
+            this.retryable = retryable;
+        }
 
-    @Test
-    void aRetryableFailureWithRetriesLeftIsRetriedAfterThePolicysDelay() {
-        Outcome outcome = decision.decide(attempt(1), new IOException("broker down"), PLAIN);
+        NumberedDelays(Duration unit) {
+            this(unit, failure -> true);
+        }
 
-        assertThat(outcome).isEqualTo(new Retry(2, 3, Duration.ofSeconds(5), "java.io.IOException: broker down"));
-    }
+        @Override
+        public boolean shouldRetry(Throwable exception) {
+            return retryable.test(exception);
+        }
 
-    @Test
-    void onceTheRetriesAreUsedUpTheRecordFailsOrGoesToItsFallback() {
-        IOException failure = new IOException("broker down");
-
-        assertThat(decision.decide(attempt(3), failure, PLAIN)).isInstanceOf(Fail.class);
-        assertThat(decision.decide(attempt(3), failure, WITH_FALLBACK)).isInstanceOf(Fallback.class);
-        assertThat(decision.decide(attempt(3), failure, PLAIN).error()).isEqualTo(ErrorText.of(failure));
-    }
-
-    @Test
-    void aNonRetryableFailureFailsAtOnceWhateverTheRetriesLeft() {
-        NonRetryableRecordException poison = new NonRetryableRecordException("not an OrderPlaced");
-
-        assertThat(decision.decide(attempt(0), poison, PLAIN)).isInstanceOf(Fail.class);
-        assertThat(decision.decide(attempt(0), poison, WITH_FALLBACK)).isInstanceOf(Fallback.class);
-    }
-
-    @Test
-    void aFailureThePolicyRefusesToRetryFailsAtOnce() {
-        OutboxRetryPolicy notArguments = new OutboxRetryPolicy() {
-            @Override
-            public boolean shouldRetry(Throwable exception) {
-                return !(exception instanceof IllegalArgumentException);
-            }
-
-            @Override
-            public Duration nextDelay(int retryCount) {
-                return Duration.ofSeconds(1);
-            }
-        };
-        HandlerRoute route = new HandlerRoute(record -> { }, notArguments, null);
-
-        assertThat(decision.decide(attempt(0), new IllegalArgumentException("bad"), route)).isInstanceOf(Fail.class);
-        assertThat(decision.decide(attempt(0), new IllegalStateException("later"), route))
-                .isEqualTo(new Retry(1, 3, Duration.ofSeconds(1), "java.lang.IllegalStateException: later"));
-    }
-
-    @Test
-    void retryLaterPostponesByItsDelayWithoutUsingAnAttemptEvenWithNoRetriesLeft() {
-        Outcome outcome = decision.decide(attempt(3), new RetryLaterException(Duration.ofSeconds(30), "rate limited"),
-                PLAIN);
-
-        assertThat(outcome).isInstanceOfSatisfying(Postpone.class, postpone -> {
-            assertThat(postpone.delay()).isEqualTo(Duration.ofSeconds(30));
-            assertThat(postpone.notCalled()).isFalse();
-        });
-    }
-
-    @Test
-    void aHandlerThatCouldNotBeCalledIsPostponedWithoutUsingAnAttempt() {
-        HandlerInvocationException notCalled = new HandlerInvocationException("@OutboxHandler method X.y",
-                new IllegalAccessException("denied"));
-
-        for (int retriesSoFar : new int[] {0, 3, 100}) {
-            assertThat(decision.decide(attempt(retriesSoFar), notCalled, WITH_FALLBACK))
-                    .isEqualTo(new Postpone(HandlerInvocationException.RETRY_DELAY, ErrorText.of(notCalled), true));
+        @Override
+        public Duration nextDelay(int retryCount) {
+            asked.add(retryCount);
+            return unit.multipliedBy(retryCount);
         }
     }
 
-    @Test
-    void theRoutesPolicyWinsAndWithoutABoundOfItsOwnTakesTheDefaultPolicysBound() {
-        HandlerRoute bounded = new HandlerRoute(record -> { },
-                OutboxRetryPolicy.fixed(Duration.ofMinutes(1)).withMaxRetries(10), null);
-        HandlerRoute unbounded = new HandlerRoute(record -> { }, OutboxRetryPolicy.fixed(Duration.ofMinutes(2)), null);
+    private static OutboxRecord record(int retryCount) {
+        return OutboxRecord.restore().id("r-" + retryCount).aggregateId("order-1").eventType("OrderPlaced")
+                .payload("{}").createdAt(Instant.parse("2025-01-01T00:00:00Z")).status(OutboxRecordStatus.NEW)
+                .retryCount(retryCount).sequence(1L).build();
+    }
 
-        assertThat(decision.decide(attempt(5), new IOException("x"), bounded))
-                .isEqualTo(new Retry(6, 10, Duration.ofMinutes(1), "java.io.IOException: x"));
-        assertThat(decision.decide(attempt(2), new IOException("x"), unbounded))
-                .isEqualTo(new Retry(3, 3, Duration.ofMinutes(2), "java.io.IOException: x"));
-        assertThat(decision.decide(attempt(3), new IOException("x"), unbounded)).isInstanceOf(Fail.class);
+    private static HandlerRoute plain() {
+        return HandlerRoute.to(HANDLER);
+    }
+
+    private static HandlerRoute withFallback() {
+        return new HandlerRoute(HANDLER, null, FALLBACK);
+    }
+
+    private static HandlerRoute withPolicy(OutboxRetryPolicy policy) {
+        return new HandlerRoute(HANDLER, policy, null);
+    }
+
+    // ------------------------------------------------------------------ the handler was never called
+
+    @ParameterizedTest(name = "retry count {0}")
+    @ValueSource(ints = {0, 2, 3, 50})
+    void aHandlerThatCouldNotBeCalledIsPostponedWithoutUsingAnAttemptWhateverTheRetryCount(int retryCount) {
+        // A policy that retries nothing and has no retries left: neither matters, the handler never ran.
+        FailureDecision decision = new FailureDecision(OutboxRetryPolicy.fixed(Duration.ofSeconds(1))
+                .withMaxRetries(0));
+        HandlerInvocationException failure = new HandlerInvocationException("method X.y",
+                new IllegalAccessException("refused"));
+
+        assertThat(decision.decide(record(retryCount), failure, plain()))
+                .isEqualTo(new Postpone(HandlerInvocationException.RETRY_DELAY, ErrorText.of(failure), true));
+        assertThat(decision.decide(record(retryCount), failure, withFallback()))
+                .as("a fallback does not take a record whose handler never ran")
+                .isEqualTo(new Postpone(HandlerInvocationException.RETRY_DELAY, ErrorText.of(failure), true));
+    }
+
+    // ------------------------------------------------------------------ the handler asked to come back later
+
+    @ParameterizedTest(name = "retry count {0}")
+    @ValueSource(ints = {0, 3, 50})
+    void retryLaterIsPostponedByItsOwnDelayEvenWithNoRetriesLeft(int retryCount) {
+        NumberedDelays policy = new NumberedDelays(Duration.ofSeconds(1), failure -> false);
+        FailureDecision decision = new FailureDecision(policy.withMaxRetries(0));
+        RetryLaterException failure = new RetryLaterException(LATER, "rate limited");
+
+        assertThat(decision.decide(record(retryCount), failure, plain()))
+                .isEqualTo(new Postpone(LATER, ErrorText.of(failure), false));
+        assertThat(decision.decide(record(retryCount), failure, withFallback()))
+                .isEqualTo(new Postpone(LATER, ErrorText.of(failure), false));
+        assertThat(policy.asked).as("the policy's delays are not used").isEmpty();
     }
 
     @Test
-    void aDefaultPolicyWithoutABoundMeansTheLibrarysDefaultNumberOfRetries() {
-        FailureDecision unboundedDefault = new FailureDecision(OutboxRetryPolicy.fixed(Duration.ZERO));
-        int last = OutboxRetryPolicy.DEFAULT_MAX_RETRIES;
+    void retryLaterWithZeroDelayIsAPostponeNotARetry() {
+        FailureDecision decision = new FailureDecision(OutboxRetryPolicy.defaults());
+        RetryLaterException failure = new RetryLaterException(Duration.ZERO, "now");
 
-        assertThat(unboundedDefault.decide(attempt(last - 1), new IOException("x"), PLAIN)).isInstanceOf(Retry.class);
-        assertThat(unboundedDefault.decide(attempt(last), new IOException("x"), PLAIN)).isInstanceOf(Fail.class);
+        assertThat(decision.decide(record(1), failure, plain()))
+                .isEqualTo(new Postpone(Duration.ZERO, ErrorText.of(failure), false));
+    }
+
+    // ------------------------------------------------------------------ failed for good at once
+
+    @Test
+    void aNonRetryableFailureFailsOrFallsBackEvenWithRetriesLeft() {
+        NumberedDelays policy = new NumberedDelays(Duration.ofSeconds(1));
+        FailureDecision decision = new FailureDecision(policy.withMaxRetries(10));
+        NonRetryableRecordException failure = new NonRetryableRecordException("unreadable payload");
+
+        assertThat(decision.decide(record(0), failure, plain())).isEqualTo(new Fail(ErrorText.of(failure)));
+        assertThat(decision.decide(record(0), failure, withFallback())).isEqualTo(new Fallback(ErrorText.of(failure)));
+        assertThat(policy.asked).isEmpty();
+    }
+
+    @Test
+    void aNonRetryableFailureFailsEvenWhenThePolicyWouldRetryIt() {
+        // shouldRetry says yes to everything; the exception type still wins.
+        FailureDecision decision = new FailureDecision(new NumberedDelays(Duration.ofSeconds(1), failure -> true));
+        NonRetryableRecordException failure = new NonRetryableRecordException("gone", new IOException("410"));
+
+        assertThat(decision.decide(record(0), failure, plain())).isEqualTo(new Fail(ErrorText.of(failure)));
+    }
+
+    @Test
+    void aFailureThePolicyDoesNotRetryFailsOrFallsBack() {
+        NumberedDelays policy = new NumberedDelays(Duration.ofSeconds(1),
+                failure -> !(failure instanceof IllegalArgumentException));
+        FailureDecision decision = new FailureDecision(policy.withMaxRetries(10));
+        IllegalArgumentException refused = new IllegalArgumentException("bad");
+        IllegalStateException retried = new IllegalStateException("flaky");
+
+        assertThat(decision.decide(record(0), refused, plain())).isEqualTo(new Fail(ErrorText.of(refused)));
+        assertThat(decision.decide(record(0), refused, withFallback())).isEqualTo(new Fallback(ErrorText.of(refused)));
+        assertThat(decision.decide(record(0), retried, plain()))
+                .as("the same policy retries what it accepts")
+                .isEqualTo(new Retry(1, 10, Duration.ofSeconds(1), ErrorText.of(retried)));
+    }
+
+    // ------------------------------------------------------------------ retries
+
+    @Test
+    void aRetryableFailureWithRetriesLeftIsRetryNumberRetryCountPlusOneAfterThePolicysDelayForThatNumber() {
+        NumberedDelays policy = new NumberedDelays(Duration.ofSeconds(10));
+        FailureDecision decision = new FailureDecision(policy.withMaxRetries(3));
+        IllegalStateException failure = new IllegalStateException("boom");
+
+        // retry count before → retry number after, with the delay the policy gives that number.
+        assertThat(decision.decide(record(0), failure, plain()))
+                .isEqualTo(new Retry(1, 3, Duration.ofSeconds(10), ErrorText.of(failure)));
+        assertThat(decision.decide(record(1), failure, plain()))
+                .isEqualTo(new Retry(2, 3, Duration.ofSeconds(20), ErrorText.of(failure)));
+        assertThat(decision.decide(record(2), failure, withFallback()))
+                .as("a fallback waits for the last retry")
+                .isEqualTo(new Retry(3, 3, Duration.ofSeconds(30), ErrorText.of(failure)));
+        assertThat(policy.asked).containsExactly(1, 2, 3);
+    }
+
+    @Test
+    void onceTheLastRetryIsUsedTheRecordFailsOrFallsBack() {
+        NumberedDelays policy = new NumberedDelays(Duration.ofSeconds(10));
+        FailureDecision decision = new FailureDecision(policy.withMaxRetries(3));
+        IllegalStateException failure = new IllegalStateException("boom");
+
+        assertThat(decision.decide(record(3), failure, plain())).isEqualTo(new Fail(ErrorText.of(failure)));
+        assertThat(decision.decide(record(3), failure, withFallback())).isEqualTo(new Fallback(ErrorText.of(failure)));
+        assertThat(decision.decide(record(7), failure, plain()))
+                .as("beyond the bound (it was lowered meanwhile)").isEqualTo(new Fail(ErrorText.of(failure)));
+        assertThat(policy.asked).isEmpty();
+    }
+
+    @Test
+    void aBoundOfZeroFailsTheFirstAttempt() {
+        FailureDecision decision = new FailureDecision(OutboxRetryPolicy.fixed(Duration.ofSeconds(1))
+                .withMaxRetries(0));
+        IllegalStateException failure = new IllegalStateException("boom");
+
+        assertThat(decision.decide(record(0), failure, plain())).isEqualTo(new Fail(ErrorText.of(failure)));
+    }
+
+    @Test
+    void anErrorIsJudgedLikeAnyOtherFailure() {
+        FailureDecision decision = new FailureDecision(new NumberedDelays(Duration.ofSeconds(1)).withMaxRetries(1));
+        AssertionError failure = new AssertionError("handler bug");
+
+        assertThat(decision.decide(record(0), failure, plain()))
+                .isEqualTo(new Retry(1, 1, Duration.ofSeconds(1), ErrorText.of(failure)));
+        assertThat(decision.decide(record(1), failure, plain())).isEqualTo(new Fail(ErrorText.of(failure)));
+    }
+
+    // ------------------------------------------------------------------ which policy and which bound
+
+    @Test
+    void theRoutesOwnPolicyWinsOverTheDefaultPolicy() {
+        NumberedDelays defaults = new NumberedDelays(Duration.ofSeconds(1));
+        NumberedDelays own = new NumberedDelays(Duration.ofSeconds(7));
+        FailureDecision decision = new FailureDecision(defaults.withMaxRetries(5));
+        HandlerRoute route = withPolicy(own.withMaxRetries(1));
+        IllegalStateException failure = new IllegalStateException("boom");
+
+        assertThat(decision.decide(record(0), failure, route))
+                .isEqualTo(new Retry(1, 1, Duration.ofSeconds(7), ErrorText.of(failure)));
+        assertThat(decision.decide(record(1), failure, route))
+                .as("the route's bound of 1, not the default's 5").isEqualTo(new Fail(ErrorText.of(failure)));
+        assertThat(defaults.asked).isEmpty();
+        assertThat(own.asked).containsExactly(1);
+    }
+
+    @Test
+    void theRoutesOwnPolicyDecidesWhatIsRetryable() {
+        FailureDecision decision = new FailureDecision(new NumberedDelays(Duration.ofSeconds(1)).withMaxRetries(5));
+        HandlerRoute route = new HandlerRoute(HANDLER,
+                new NumberedDelays(Duration.ofSeconds(1), failure -> false).withMaxRetries(5), FALLBACK);
+        IllegalStateException failure = new IllegalStateException("boom");
+
+        assertThat(decision.decide(record(0), failure, route)).isEqualTo(new Fallback(ErrorText.of(failure)));
+    }
+
+    @Test
+    void aRoutePolicyWithoutABoundOfItsOwnTakesTheDefaultPolicysBound() {
+        FailureDecision decision = new FailureDecision(new NumberedDelays(Duration.ofSeconds(1)).withMaxRetries(5));
+        HandlerRoute route = withPolicy(new NumberedDelays(Duration.ofSeconds(7)));
+        IllegalStateException failure = new IllegalStateException("boom");
+
+        assertThat(decision.decide(record(4), failure, route))
+                .isEqualTo(new Retry(5, 5, Duration.ofSeconds(35), ErrorText.of(failure)));
+        assertThat(decision.decide(record(5), failure, route)).isEqualTo(new Fail(ErrorText.of(failure)));
+    }
+
+    @Test
+    void aDefaultPolicyWithoutABoundAllowsDefaultMaxRetries() {
+        FailureDecision decision = new FailureDecision(new NumberedDelays(Duration.ofSeconds(1)));
+        int max = OutboxRetryPolicy.DEFAULT_MAX_RETRIES;
+        IllegalStateException failure = new IllegalStateException("boom");
+
+        assertThat(decision.decide(record(max - 1), failure, plain()))
+                .isEqualTo(new Retry(max, max, Duration.ofSeconds(max), ErrorText.of(failure)));
+        assertThat(decision.decide(record(max), failure, plain())).isEqualTo(new Fail(ErrorText.of(failure)));
+        // The same for a route policy without a bound under an unbounded default.
+        HandlerRoute route = withPolicy(new NumberedDelays(Duration.ofSeconds(7)));
+        assertThat(decision.decide(record(max - 1), failure, route))
+                .isEqualTo(new Retry(max, max, Duration.ofSeconds(7L * max), ErrorText.of(failure)));
+        assertThat(decision.decide(record(max), failure, route)).isEqualTo(new Fail(ErrorText.of(failure)));
+    }
+
+    // ------------------------------------------------------------------ the error text
+
+    @Test
+    void theErrorTextIsTheBoundedTextOfTheFailureWithItsRootCause() {
+        FailureDecision decision = new FailureDecision(OutboxRetryPolicy.defaults());
+        IllegalStateException failure = new IllegalStateException("boom", new IOException("disk\u0000full"));
+        String expected = "java.lang.IllegalStateException: boom (root cause: java.io.IOException: disk\uFFFDfull)";
+        assertThat(ErrorText.of(failure)).isEqualTo(expected);
+
+        List<Outcome> outcomes = List.of(
+                decision.decide(record(0), failure, plain()),
+                decision.decide(record(3), failure, plain()),
+                decision.decide(record(3), failure, withFallback()));
+        assertThat(outcomes).extracting(Outcome::error).containsOnly(expected);
+        assertThat(outcomes).extracting(Object::getClass).containsExactly(Retry.class, Fail.class, Fallback.class);
+
+        String longMessage = "x".repeat(OutboxRecord.MAX_ERROR_LENGTH * 2);
+        Outcome bounded = decision.decide(record(3), new IllegalStateException(longMessage), plain());
+        assertThat(bounded.error()).hasSize(OutboxRecord.MAX_ERROR_LENGTH).endsWith("…");
     }
 }

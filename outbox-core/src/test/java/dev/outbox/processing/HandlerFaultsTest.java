@@ -1,12 +1,12 @@
 package dev.outbox.processing;
 
-import dev.outbox.spi.Delivery;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.outbox.OutboxRecord;
 import dev.outbox.OutboxRecordStatus;
 import dev.outbox.retry.OutboxRetryPolicy;
+import dev.outbox.spi.Delivery;
 import dev.outbox.testing.ForwardingRecordStore;
 import dev.outbox.testing.InMemoryRecordStore;
 import java.io.IOException;

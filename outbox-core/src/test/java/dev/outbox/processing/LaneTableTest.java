@@ -3,106 +3,255 @@ package dev.outbox.processing;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.outbox.OutboxRecord;
-import dev.outbox.partition.Fence;
+import dev.outbox.processing.LaneTable.Claim;
 import dev.outbox.spi.Delivery;
 import dev.outbox.testing.AggregateIds;
 import dev.outbox.testing.MutableClock;
+import java.time.Instant;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
-/** Where per-lane order is kept in memory: a lane in hand is never taken twice; the fetch/release race guard. */
+/** The lanes in hand, driven by hand: claims, releases and the fetch/release race guard, on one thread. */
 class LaneTableTest {
 
-    private final AtomicInteger releases = new AtomicInteger();
-    private final LaneTable lanes = new LaneTable(releases::incrementAndGet);
+    private final MutableClock clock = new MutableClock(Instant.parse("2025-06-01T12:00:00Z"));
+    // LaneWork only asks the pool whether it is shut down; nothing is ever submitted to it here.
     private final ExecutorService pool = Executors.newSingleThreadExecutor();
-    private final MutableClock clock = MutableClock.startingNow();
+    private final AtomicInteger releases = new AtomicInteger();
+    private final LaneTable table = new LaneTable(releases::incrementAndGet);
+    /** Every work the table asked for, so tests can find the work of a lane. */
+    private final List<LaneWork> made = new ArrayList<>();
 
     @AfterEach
-    void stopPool() {
+    void shutDownPool() {
         pool.shutdownNow();
     }
 
-    private OutboxRecord record(String aggregateId) {
-        return OutboxRecord.builder().aggregateId(aggregateId).eventType("E").payload("{}").build(clock);
-    }
-
-    private LaneTable.Claim fetch(OutboxRecord... records) {
-        Map<Lane, List<OutboxRecord>> byLane = new LinkedHashMap<>();
-        for (OutboxRecord record : records) {
-            byLane.computeIfAbsent(Lane.of(record), lane -> new java.util.ArrayList<>()).add(record);
+    private List<OutboxRecord> records(String aggregateId, @Nullable String handlerId, int count) {
+        List<OutboxRecord> records = new ArrayList<>();
+        for (int i = 0; i < count; i++) {
+            OutboxRecord.Builder builder = OutboxRecord.builder().aggregateId(aggregateId).eventType("E")
+                    .payload(aggregateId + ":" + i);
+            if (handlerId != null) {
+                builder.handlerId(handlerId);
+            }
+            records.add(builder.build(clock));
         }
-        lanes.beginFetch();
-        return lanes.claim(byLane, (lane, fetched) -> new LaneWork(lane, fetched.stream()
-                .map(record -> Delivery.of(record, Fence.unfenced(record.getPartition()))).toList(), pool,
-                work -> { }));
+        return records;
+    }
+
+    @SafeVarargs
+    private static Map<Lane, List<OutboxRecord>> fetched(List<OutboxRecord>... lanes) {
+        Map<Lane, List<OutboxRecord>> fetched = new LinkedHashMap<>();
+        for (List<OutboxRecord> lane : lanes) {
+            fetched.put(Lane.of(lane.get(0)), lane);
+        }
+        return fetched;
+    }
+
+    private LaneWork newWork(Lane lane, List<OutboxRecord> records) {
+        List<Delivery> deliveries = records.stream().map(Delivery::unfenced).toList();
+        LaneWork work = new LaneWork(lane, deliveries, pool, w -> { });
+        made.add(work);
+        return work;
+    }
+
+    /** One fetch as the dispatcher runs it: watch releases, read, claim. */
+    private Claim fetch(Map<Lane, List<OutboxRecord>> fetched) {
+        table.beginFetch();
+        return table.claim(fetched, this::newWork);
+    }
+
+    private static List<Lane> lanesOf(Claim claim) {
+        return claim.taken().stream().map(work -> work.lane).toList();
     }
 
     @Test
-    void aLaneInHandIsNotTakenAgainUntilReleased() {
-        OutboxRecord a1 = record("A");
-        LaneWork first = fetch(a1).taken().get(0);
+    void aClaimTakesEveryFetchedLaneInFetchOrder() {
+        List<OutboxRecord> b = records("B", null, 2);
+        List<OutboxRecord> a = records("A", null, 1);
+        List<OutboxRecord> aForOtherHandler = records("A", "audit", 1);
 
-        LaneTable.Claim again = fetch(record("A"), record("B"));
+        Claim claim = fetch(fetched(b, a, aForOtherHandler));
 
-        assertThat(again.taken()).extracting(work -> work.lane.aggregateId()).containsExactly("B");
-        assertThat(again.skipped()).isEqualTo(1);
-        lanes.release(first);
-        assertThat(fetch(record("A")).taken()).hasSize(1);
+        assertThat(lanesOf(claim)).containsExactly(new Lane("B", null), new Lane("A", null), new Lane("A", "audit"));
+        assertThat(claim.skipped()).isZero();
+        assertThat(claim.taken().get(0).deliveries).extracting(Delivery::record).containsExactlyElementsOf(b);
+        assertThat(table.recordsInHand()).isEqualTo(4);
     }
 
     @Test
-    void aLaneReleasedWhileTheRowsWereReadIsSkippedButOneReleasedBeforeIsTaken() {
-        LaneWork a = fetch(record("A")).taken().get(0);
-        LaneWork b = fetch(record("B")).taken().get(0);
-        lanes.release(b); // before the next fetch began: its rows are read afresh
+    void aLaneInHandIsNotClaimedAgain() {
+        List<OutboxRecord> a = records("A", null, 2);
+        fetch(fetched(a));
+        made.clear();
 
-        lanes.beginFetch();
-        lanes.release(a); // while the next fetch reads: the rows it read may predate a's stored outcomes
-        Map<Lane, List<OutboxRecord>> read = new LinkedHashMap<>();
-        read.put(new Lane("A", null), List.of(record("A")));
-        read.put(new Lane("B", null), List.of(record("B")));
-        LaneTable.Claim claim = lanes.claim(read, (lane, records) -> new LaneWork(lane, records.stream()
-                .map(Delivery::unfenced).toList(), pool, work -> { }));
+        Claim again = fetch(fetched(records("A", null, 3), records("B", null, 1)));
 
-        assertThat(claim.taken()).extracting(work -> work.lane.aggregateId()).containsExactly("B");
-        assertThat(claim.skipped()).isEqualTo(1);
+        assertThat(lanesOf(again)).containsExactly(new Lane("B", null));
+        assertThat(again.skipped()).as("the records of the lane in hand").isEqualTo(3);
+        assertThat(again.skippedReleased()).as("in hand, not released").isFalse();
+        assertThat(made).as("no work is made for a skipped lane").extracting(work -> work.lane)
+                .containsExactly(new Lane("B", null));
+        assertThat(table.recordsInHand()).as("2 of A's first claim + 1 of B").isEqualTo(3);
     }
 
     @Test
-    void endingAFetchStopsWatchingReleases() {
-        LaneWork a = fetch(record("A")).taken().get(0);
-        lanes.beginFetch();
-        lanes.endFetch();
-        lanes.release(a);
+    void aLaneReleasedBetweenBeginFetchAndClaimIsSkippedAndTakenByTheNextFetch() {
+        List<OutboxRecord> a = records("A", null, 1);
+        LaneWork first = fetch(fetched(a)).taken().get(0);
 
-        assertThat(fetch(record("A")).taken()).as("released after the aborted fetch, so not guarded").hasSize(1);
+        table.beginFetch();
+        // The fetch's rows were read before this release: they may predate the outcome just stored.
+        table.release(first);
+        Claim racing = table.claim(fetched(a), this::newWork);
+
+        assertThat(racing.taken()).isEmpty();
+        assertThat(racing.skipped()).isEqualTo(1);
+        assertThat(racing.skippedReleased()).as("free to be read again at once").isTrue();
+        assertThat(table.recordsInHand()).isZero();
+
+        Claim next = fetch(fetched(a));
+        assertThat(lanesOf(next)).as("read afresh by a later fetch").containsExactly(new Lane("A", null));
     }
 
     @Test
-    void recordsAndPartitionsInHandAreCountedUntilTheReleaseWhichHappensOnce() {
-        String inPartition7 = AggregateIds.inPartition(7, "agg");
-        OutboxRecord first = record(inPartition7);
-        OutboxRecord second = record(inPartition7);
-        LaneWork work = fetch(first, second).taken().get(0);
-        work.calls = 2;
+    void aLaneReleasedBeforeBeginFetchIsTaken() {
+        List<OutboxRecord> a = records("A", null, 1);
+        LaneWork first = fetch(fetched(a)).taken().get(0);
+        table.release(first);
 
-        assertThat(lanes.recordsInHand()).isEqualTo(2);
-        assertThat(lanes.isHandling(7)).isTrue();
-        assertThat(lanes.isHandling(8)).isFalse();
+        Claim claim = fetch(fetched(a));
 
-        lanes.release(work);
-        lanes.release(work);
+        assertThat(lanesOf(claim)).containsExactly(new Lane("A", null));
+        assertThat(claim.skipped()).isZero();
+    }
 
-        assertThat(lanes.recordsInHand()).isZero();
-        assertThat(lanes.isHandling(7)).isFalse();
-        assertThat(work.handled).isCompletedWithValue(2);
-        assertThat(releases).as("the release callback, once").hasValue(1);
+    @Test
+    void endFetchStopsWatchingReleases() {
+        List<OutboxRecord> a = records("A", null, 1);
+        LaneWork first = fetch(fetched(a)).taken().get(0);
+
+        table.beginFetch();
+        table.endFetch(); // a fetch that dispatched nothing
+        table.release(first);
+        // A claim without beginFetch watches nothing; had endFetch not stopped the watch, A would be skipped.
+        Claim claim = table.claim(fetched(a), this::newWork);
+
+        assertThat(lanesOf(claim)).containsExactly(new Lane("A", null));
+    }
+
+    @Test
+    void aClaimStopsWatchingReleasesToo() {
+        List<OutboxRecord> a = records("A", null, 1);
+        LaneWork first = fetch(fetched(a)).taken().get(0);
+        fetch(fetched(records("B", null, 1)));
+
+        table.release(first); // after that fetch's claim
+        Claim claim = table.claim(fetched(a), this::newWork);
+
+        assertThat(lanesOf(claim)).containsExactly(new Lane("A", null));
+    }
+
+    @Test
+    void recordsInHandAreCountedPerClaimAndDecrementedOnRelease() {
+        Claim claim = fetch(fetched(records("A", null, 3), records("B", null, 2)));
+        LaneWork a = claim.taken().get(0);
+        LaneWork b = claim.taken().get(1);
+        assertThat(table.recordsInHand()).isEqualTo(5);
+
+        table.release(a);
+        assertThat(table.recordsInHand()).isEqualTo(2);
+        table.release(a);
+        assertThat(table.recordsInHand()).as("a second release changes nothing").isEqualTo(2);
+        table.release(b);
+        assertThat(table.recordsInHand()).isZero();
+    }
+
+    @Test
+    void isHandlingTellsPerPartitionWhetherALaneOfItIsInHand() {
+        String a = AggregateIds.inPartition(7, "a");
+        String b = AggregateIds.inPartition(7, "b");
+        String c = AggregateIds.inPartition(9, "c");
+        Claim claim = fetch(fetched(records(a, null, 1), records(b, null, 2), records(c, null, 1)));
+        assertThat(claim.taken()).extracting(work -> work.partition).containsExactly(7, 7, 9);
+
+        assertThat(table.isHandling(7)).isTrue();
+        assertThat(table.isHandling(9)).isTrue();
+        assertThat(table.isHandling(8)).isFalse();
+
+        table.release(claim.taken().get(0));
+        assertThat(table.isHandling(7)).as("b is still in hand").isTrue();
+        table.release(claim.taken().get(1));
+        table.release(claim.taken().get(1));
+        assertThat(table.isHandling(7)).isFalse();
+        assertThat(table.isHandling(9)).as("a double release of another lane must not touch 9").isTrue();
+        table.release(claim.taken().get(2));
+        assertThat(table.isHandling(9)).isFalse();
+    }
+
+    @Test
+    void releaseCompletesHandledWithTheCallsAndTellsOnReleaseOncePerRelease() {
+        Claim claim = fetch(fetched(records("A", null, 3), records("B", null, 1)));
+        LaneWork a = claim.taken().get(0);
+        LaneWork b = claim.taken().get(1);
+        a.calls = 2;
+
+        assertThat(a.handled).isNotDone();
+        table.release(a);
+        assertThat(a.handled).isCompletedWithValue(2);
+        assertThat(a.released).isTrue();
+        assertThat(releases).hasValue(1);
+
+        table.release(a);
+        assertThat(releases).as("an idempotent release tells nobody").hasValue(1);
+        assertThat(b.handled).isNotDone();
+
+        table.release(b);
+        assertThat(b.handled).isCompletedWithValue(0);
+        assertThat(releases).hasValue(2);
+    }
+
+    @Test
+    void onReleaseRunsAfterTheTableChangedAndOutsideItsLock() throws Exception {
+        // The poll loop's waiter is told from onRelease and then reads the table from its own thread: the release
+        // must be visible by then, and the table's lock free (or that thread would wait forever).
+        ExecutorService reader = Executors.newSingleThreadExecutor();
+        List<String> seen = new ArrayList<>();
+        AtomicInteger calls = new AtomicInteger();
+        LaneTable[] self = new LaneTable[1];
+        LaneWork[] work = new LaneWork[1];
+        self[0] = new LaneTable(() -> {
+            calls.incrementAndGet();
+            CompletableFuture<Integer> inHand = CompletableFuture.supplyAsync(self[0]::recordsInHand, reader);
+            try {
+                seen.add("recordsInHand=" + inHand.get(30, TimeUnit.SECONDS));
+            } catch (Exception e) {
+                seen.add("blocked: " + e);
+            }
+            seen.add("handling=" + self[0].isHandling(work[0].partition));
+            seen.add("handled done=" + work[0].handled.isDone());
+        });
+        try {
+            self[0].beginFetch();
+            work[0] = self[0].claim(fetched(records("A", null, 2)), this::newWork).taken().get(0);
+
+            self[0].release(work[0]);
+
+            assertThat(calls).hasValue(1);
+            assertThat(seen).containsExactly("recordsInHand=0", "handling=false", "handled done=true");
+        } finally {
+            reader.shutdownNow();
+        }
     }
 }

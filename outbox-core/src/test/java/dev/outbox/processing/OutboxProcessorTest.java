@@ -1,6 +1,5 @@
 package dev.outbox.processing;
 
-import dev.outbox.spi.Delivery;
 import static java.util.concurrent.TimeUnit.SECONDS;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -12,6 +11,7 @@ import dev.outbox.OutboxRecordProcessor;
 import dev.outbox.OutboxRecordStatus;
 import dev.outbox.partition.OwnedPartitions;
 import dev.outbox.retry.OutboxRetryPolicy;
+import dev.outbox.spi.Delivery;
 import dev.outbox.spi.DueRecordsQuery;
 import dev.outbox.spi.OutboxListener;
 import dev.outbox.spi.RecordStore;

@@ -18,7 +18,9 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -94,6 +96,39 @@ class PipelineTest {
 
         assertThat(records.findById(record.getId()).orElseThrow().getStatus()).isEqualTo(OutboxRecordStatus.COMPLETED);
         assertThat(callsPerRecord.get(record.getId())).as("handler calls").hasValue(1);
+    }
+
+    // Found by the per-part tests: a fetch that skipped a lane because it was released meanwhile (the race guard) and
+    // dispatched nothing waited for a later release, which never came, so the lane waited a whole poll interval.
+    @Test
+    void aLaneReleasedDuringTheFetchThatSkippedItIsFetchedAgainWithoutWaitingForThePollInterval() {
+        CountDownLatch finishFirst = new CountDownLatch(1);
+        AtomicBoolean armed = new AtomicBoolean();
+        AtomicReference<OutboxRecord> second = new AtomicReference<>();
+        OutboxRecord first = save("A");
+        OutboxProcessor[] processor = new OutboxProcessor[1];
+        RecordStore watched = new ForwardingRecordStore(records) {
+            @Override
+            public List<OutboxRecord> findDue(DueRecordsQuery query) {
+                if (armed.getAndSet(false)) { // the lane in hand is released while this fetch runs
+                    finishFirst.countDown();
+                    await().atMost(PATIENCE).until(() -> !processor[0].isHandling(first.getPartition()));
+                }
+                return super.findDue(query);
+            }
+        };
+        processor[0] = processor(watched, record -> {
+            if (record.getId().equals(first.getId())) {
+                second.set(save("A"));
+                armed.set(true);
+                pass(finishFirst);
+            }
+        }, ProcessingOptions.defaults().withPollInterval(Duration.ofHours(1)));
+
+        processor[0].start();
+
+        await().atMost(PATIENCE).until(() -> second.get() != null && records.findById(second.get().getId())
+                .orElseThrow().getStatus() == OutboxRecordStatus.COMPLETED);
     }
 
     private OutboxRecord save(String aggregateId) {

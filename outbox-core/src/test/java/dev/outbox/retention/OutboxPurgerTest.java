@@ -1,22 +1,55 @@
 package dev.outbox.retention;
 
-import dev.outbox.spi.Delivery;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
 
 import dev.outbox.OutboxRecord;
 import dev.outbox.OutboxRecordStatus;
 import dev.outbox.partition.OwnedPartitions;
+import dev.outbox.spi.Delivery;
 import dev.outbox.testing.AggregateIds;
 import dev.outbox.testing.InMemoryRecordStore;
 import dev.outbox.testing.MutableClock;
 import java.time.Duration;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.Test;
 
 class OutboxPurgerTest {
 
     private final MutableClock clock = MutableClock.startingNow();
     private final InMemoryRecordStore store = new InMemoryRecordStore();
+
+    // Found by the node's tests: close() did not wait, so a purge under way went on after the node released the
+    // partitions it had read. A JDBC statement does not stop on an interrupt; this one neither.
+    @Test
+    void closeWaitsForTheStatementUnderWay() throws Exception {
+        AtomicBoolean inStatement = new AtomicBoolean();
+        AtomicBoolean statementMayEnd = new AtomicBoolean();
+        AtomicBoolean statementEnded = new AtomicBoolean();
+        OutboxPurger purger = OutboxPurger.builder().interval(Duration.ofMillis(10)).store(
+                (partitions, status, createdBefore, limit) -> {
+                    inStatement.set(true);
+                    while (!statementMayEnd.get()) {
+                        Thread.onSpinWait();
+                    }
+                    statementEnded.set(true);
+                    return 0;
+                }).build();
+        purger.start();
+        await().atMost(Duration.ofSeconds(30)).untilTrue(inStatement);
+
+        Thread closing = new Thread(purger::close, "test-closing");
+        closing.start();
+        await().atMost(Duration.ofSeconds(30)).until(() -> closing.getState() == Thread.State.TIMED_WAITING
+                || !closing.isAlive());
+        assertThat(closing.isAlive()).as("close waits for the statement").isTrue();
+
+        statementMayEnd.set(true);
+        closing.join(Duration.ofSeconds(30).toMillis());
+        assertThat(closing.isAlive()).isFalse();
+        assertThat(statementEnded).isTrue();
+    }
 
     @Test
     void failedRecordsArePurgedOnlyWhenAskedAndOnlyInOwnedPartitions() {
