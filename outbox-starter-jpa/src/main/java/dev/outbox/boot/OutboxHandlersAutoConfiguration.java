@@ -7,9 +7,11 @@ import dev.outbox.handler.HandlerRegistration;
 import dev.outbox.handler.OutboxHandlers;
 import dev.outbox.retry.OutboxRetryPolicy;
 import java.util.List;
+import javax.sql.DataSource;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.context.annotation.Bean;
@@ -21,6 +23,7 @@ import tools.jackson.databind.json.JsonMapper;
  */
 @AutoConfiguration(after = OutboxStoreAutoConfiguration.class,
         afterName = "org.springframework.boot.jackson.autoconfigure.JacksonAutoConfiguration")
+@ConditionalOnBean(DataSource.class)
 @ConditionalOnBooleanProperty(name = "outbox.enabled", matchIfMissing = true)
 public class OutboxHandlersAutoConfiguration {
 

@@ -11,16 +11,19 @@ import dev.outbox.spi.PartitionListener;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.observation.ObservationRegistry;
 import java.time.Clock;
+import javax.sql.DataSource;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.context.annotation.Bean;
 
 /** Meters outbox processing when Micrometer and {@code outbox-metrics} are on the classpath. */
-@AutoConfiguration(before = OutboxProcessingAutoConfiguration.class)
+@AutoConfiguration(after = OutboxStoreAutoConfiguration.class, before = OutboxProcessingAutoConfiguration.class)
 @ConditionalOnClass({MeterRegistry.class, MicrometerOutboxListener.class})
+@ConditionalOnBean(DataSource.class)
 @ConditionalOnBooleanProperty(name = "outbox.enabled", matchIfMissing = true)
 public class OutboxMetricsAutoConfiguration {
 

@@ -262,6 +262,17 @@ class OutboxAutoConfigurationTest {
     }
 
     @Test
+    void withoutADataSourceTheOutboxStaysOffAndTheApplicationStarts() {
+        new ApplicationContextRunner()
+                .withConfiguration(AutoConfigurations.of(OutboxStoreAutoConfiguration.class,
+                        OutboxHandlersAutoConfiguration.class, OutboxWriteAutoConfiguration.class,
+                        OutboxProcessingAutoConfiguration.class, OutboxMetricsAutoConfiguration.class))
+                .withUserConfiguration(ProcessorConfiguration.class)
+                .run(context -> assertThat(context).hasNotFailed().doesNotHaveBean(Outbox.class)
+                        .doesNotHaveBean(OutboxProcessor.class).doesNotHaveBean(OutboxProperties.class));
+    }
+
+    @Test
     void outboxEnabledFalseTurnsEverythingOff() {
         runner.withUserConfiguration(ProcessorConfiguration.class).withPropertyValues("outbox.enabled=false")
                 .run(context -> assertThat(context).hasNotFailed().doesNotHaveBean(Outbox.class)
