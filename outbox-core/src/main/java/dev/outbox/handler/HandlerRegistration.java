@@ -94,7 +94,8 @@ public final class HandlerRegistration<T> {
                 + (fallback == null ? "" : ", with fallback") + "]";
     }
 
-    static String checkId(@Nullable String id) {
+    /** Checks a handler id: not empty, at most 255 characters of letters, digits, '.', '_', ':' and '-'. */
+    public static String checkHandlerId(@Nullable String id) {
         if (id == null || id.isEmpty()) {
             throw new IllegalArgumentException("handler id must not be empty");
         }
@@ -120,7 +121,7 @@ public final class HandlerRegistration<T> {
         private @Nullable OutboxFallbackHandler fallback;
 
         private Builder(String id, Type payloadType, String eventType) {
-            this.id = checkId(id);
+            this.id = checkHandlerId(id);
             this.payloadType = Objects.requireNonNull(payloadType, "payloadType must not be null");
             this.eventType = eventType;
         }

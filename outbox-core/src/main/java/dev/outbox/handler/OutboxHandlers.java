@@ -7,6 +7,7 @@ import dev.outbox.OutboxRecordRepository;
 import dev.outbox.PayloadDeserializer;
 import dev.outbox.processing.HandlerRoute;
 import dev.outbox.processing.HandlerRoutes;
+import dev.outbox.publish.PublisherRegistration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -28,19 +29,26 @@ import org.jspecify.annotations.Nullable;
  * handler's failure neither re-runs nor blocks another. Subscribers are fixed when a record is written: a handler
  * added later receives the events written after it was deployed.
  *
+ * <p>Publishers ({@link PublisherRegistration}) are handlers too: a publisher subscribes to the event types it takes
+ * (all of them by default) and gets records of its own, which the engine publishes in batches.
+ *
  * <p>Records that can never succeed fail at once, without retries, with an error that says why: a handler id that no
  * handler of this application has (a renamed or removed handler), or a payload that cannot be read.
  */
 public final class OutboxHandlers implements HandlerRoutes {
 
     private final Map<String, HandlerRegistration<?>> byId;
+    private final Map<String, PublisherRegistration> publishersById;
     private final Map<String, HandlerRoute> routesById;
     private final Map<String, List<String>> idsByEventType;
+    /** Publishers of every event type, subscribed to each after its own subscribers. */
+    private final List<String> publishersOfAll;
     private final @Nullable HandlerRoute recordProcessorRoute;
     private final @Nullable PayloadDeserializer deserializer;
 
     private OutboxHandlers(Builder builder) {
         this.byId = Map.copyOf(builder.byId);
+        this.publishersById = Map.copyOf(builder.publishersById);
         this.deserializer = builder.deserializer;
         Map<String, List<String>> subscribers = new LinkedHashMap<>();
         Map<String, HandlerRoute> routes = new HashMap<>();
@@ -48,8 +56,21 @@ public final class OutboxHandlers implements HandlerRoutes {
             subscribers.computeIfAbsent(handler.getEventType(), type -> new ArrayList<>()).add(handler.getId());
             routes.put(handler.getId(), routeOf(handler));
         });
+        List<String> publishersOfAll = new ArrayList<>();
+        builder.publishersById.values().forEach(publisher -> {
+            if (publisher.getEventTypes() == null) {
+                publishersOfAll.add(publisher.getId());
+            } else {
+                publisher.getEventTypes().forEach(type -> subscribers.computeIfAbsent(type, t -> new ArrayList<>())
+                        .add(publisher.getId()));
+            }
+            OutboxFallbackHandler fallback = publisher.getFallback();
+            routes.put(publisher.getId(), HandlerRoute.publishingTo(publisher.getPublisher(),
+                    publisher.getRetryPolicy(), fallback == null ? null : fallback::recover));
+        });
         subscribers.replaceAll((type, ids) -> List.copyOf(ids));
         this.idsByEventType = Map.copyOf(subscribers);
+        this.publishersOfAll = List.copyOf(publishersOfAll);
         this.routesById = Map.copyOf(routes);
         this.recordProcessorRoute = builder.recordProcessor == null ? null : HandlerRoute.to(builder.recordProcessor);
     }
@@ -58,13 +79,29 @@ public final class OutboxHandlers implements HandlerRoutes {
         return new Builder();
     }
 
-    /** The ids of the handlers subscribed to {@code eventType}, in registration order; empty when there is none. */
+    /**
+     * The ids of the handlers and publishers subscribed to {@code eventType}, in registration order, publishers of
+     * every event type last; empty when there is none.
+     */
     public List<String> handlerIdsFor(String eventType) {
-        return idsByEventType.getOrDefault(eventType, List.of());
+        List<String> subscribers = idsByEventType.getOrDefault(eventType, List.of());
+        if (publishersOfAll.isEmpty()) {
+            return subscribers;
+        }
+        List<String> all = new ArrayList<>(subscribers.size() + publishersOfAll.size());
+        all.addAll(subscribers);
+        all.addAll(publishersOfAll);
+        return all;
     }
 
+    /** The ids of the handlers and publishers. */
     public Set<String> handlerIds() {
-        return byId.keySet();
+        return routesById.keySet();
+    }
+
+    /** The registered publishers by id. */
+    public Map<String, PublisherRegistration> publishers() {
+        return publishersById;
     }
 
     /**
@@ -93,8 +130,14 @@ public final class OutboxHandlers implements HandlerRoutes {
         if (route == null) {
             return failing(new NonRetryableRecordException("record " + record.getId() + " is addressed to handler '"
                     + handlerId + "', which this application does not have (its handlers: "
-                    + new TreeSet<>(byId.keySet()) + "). Was the handler renamed or removed? Its id is "
+                    + new TreeSet<>(routesById.keySet()) + "). Was the handler renamed or removed? Its id is "
                     + "stored with its records; deploy it again, or skip or delete the records with OutboxAdmin"));
+        }
+        PublisherRegistration publisher = publishersById.get(handlerId);
+        if (publisher != null) {
+            return publisher.takes(record.getEventType()) ? route : failing(new NonRetryableRecordException("record "
+                    + record.getId() + " of event type '" + record.getEventType() + "' is addressed to publisher '"
+                    + handlerId + "', which publishes " + new TreeSet<>(publisher.getEventTypes()) + " now"));
         }
         String eventType = byId.get(handlerId).getEventType();
         if (!eventType.equals(record.getEventType())) {
@@ -144,28 +187,48 @@ public final class OutboxHandlers implements HandlerRoutes {
 
     @Override
     public String toString() {
-        return "OutboxHandlers" + idsByEventType + (recordProcessorRoute == null ? "" : " and a record processor");
+        return "OutboxHandlers" + idsByEventType + (publishersOfAll.isEmpty() ? "" : ", publishers of every event "
+                + "type " + publishersOfAll) + (recordProcessorRoute == null ? "" : " and a record processor");
     }
 
     /** Not thread-safe. */
     public static final class Builder {
 
         private final Map<String, HandlerRegistration<?>> byId = new LinkedHashMap<>();
+        private final Map<String, PublisherRegistration> publishersById = new LinkedHashMap<>();
         private @Nullable OutboxRecordProcessor recordProcessor;
         private @Nullable PayloadDeserializer deserializer;
 
         private Builder() {
         }
 
-        /** Adds a handler; its id must be unique. */
+        /** Adds a handler; its id must be unique among handlers and publishers. */
         public Builder handler(HandlerRegistration<?> handler) {
             Objects.requireNonNull(handler, "handler must not be null");
-            HandlerRegistration<?> previous = byId.putIfAbsent(handler.getId(), handler);
-            if (previous != null) {
-                throw new IllegalArgumentException("handler id '" + handler.getId() + "' is registered twice: "
-                        + previous + " and " + handler);
-            }
+            checkUnique(handler.getId(), handler);
+            byId.put(handler.getId(), handler);
             return this;
+        }
+
+        /** Adds a publisher; its id must be unique among handlers and publishers. */
+        public Builder publisher(PublisherRegistration publisher) {
+            Objects.requireNonNull(publisher, "publisher must not be null");
+            checkUnique(publisher.getId(), publisher);
+            publishersById.put(publisher.getId(), publisher);
+            return this;
+        }
+
+        public Builder publishers(Iterable<PublisherRegistration> publishers) {
+            publishers.forEach(this::publisher);
+            return this;
+        }
+
+        private void checkUnique(String id, Object registration) {
+            Object previous = byId.containsKey(id) ? byId.get(id) : publishersById.get(id);
+            if (previous != null) {
+                throw new IllegalArgumentException("handler id '" + id + "' is registered twice: " + previous
+                        + " and " + registration);
+            }
         }
 
         public Builder handlers(Iterable<? extends HandlerRegistration<?>> handlers) {

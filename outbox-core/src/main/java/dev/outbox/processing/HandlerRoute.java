@@ -2,6 +2,7 @@ package dev.outbox.processing;
 
 import dev.outbox.OutboxRecord;
 import dev.outbox.OutboxRecordProcessor;
+import dev.outbox.publish.OutboxPublisher;
 import dev.outbox.retry.OutboxRetryPolicy;
 import java.util.Objects;
 import org.jspecify.annotations.Nullable;
@@ -13,12 +14,27 @@ import org.jspecify.annotations.Nullable;
  * @param handler processes the record; what it throws is the attempt's failure
  * @param retryPolicy the record's own policy, or null for the processor's default policy
  * @param fallback takes a record that has failed for good, or null when nothing does
+ * @param publisher set when the records go to a broker: the engine then publishes many lanes' records at once and
+ *     waits for their acknowledgements together, one record per lane in flight; {@code handler} publishes one record
+ *     and waits, for the paths that take records one at a time
  */
 public record HandlerRoute(OutboxRecordProcessor handler, @Nullable OutboxRetryPolicy retryPolicy,
-        @Nullable Fallback fallback) {
+        @Nullable Fallback fallback, @Nullable OutboxPublisher publisher) {
 
     public HandlerRoute {
         Objects.requireNonNull(handler, "handler");
+    }
+
+    /** A route to a one-record handler. */
+    public HandlerRoute(OutboxRecordProcessor handler, @Nullable OutboxRetryPolicy retryPolicy,
+            @Nullable Fallback fallback) {
+        this(handler, retryPolicy, fallback, null);
+    }
+
+    /** A route to a publisher. */
+    public static HandlerRoute publishingTo(OutboxPublisher publisher, @Nullable OutboxRetryPolicy retryPolicy,
+            @Nullable Fallback fallback) {
+        return new HandlerRoute(publisher.asProcessor(), retryPolicy, fallback, publisher);
     }
 
     /** A route to {@code handler}, with the default retry policy and no fallback. */

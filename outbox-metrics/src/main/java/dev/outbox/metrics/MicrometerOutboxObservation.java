@@ -2,17 +2,14 @@ package dev.outbox.metrics;
 
 import dev.outbox.OutboxRecord;
 import dev.outbox.spi.OutboxObservation;
+import dev.outbox.spi.PropagationHeaders;
 import io.micrometer.observation.Observation;
 import io.micrometer.observation.ObservationRegistry;
 import io.micrometer.observation.transport.ReceiverContext;
 import io.micrometer.observation.transport.SenderContext;
-import java.net.URLDecoder;
-import java.net.URLEncoder;
-import java.nio.charset.StandardCharsets;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Objects;
-import java.util.stream.Collectors;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -51,7 +48,7 @@ public final class MicrometerOutboxObservation implements OutboxObservation {
         if (headers.isEmpty()) {
             return null;
         }
-        String encoded = encode(headers);
+        String encoded = PropagationHeaders.encode(headers);
         return encoded.length() <= OutboxRecord.MAX_TRACE_CONTEXT_LENGTH ? encoded : null;
     }
 
@@ -63,7 +60,7 @@ public final class MicrometerOutboxObservation implements OutboxObservation {
         }
         ReceiverContext<Map<String, String>> context = new ReceiverContext<>(
                 (carrier, name) -> carrier.get(name));
-        context.setCarrier(decode(record.getTraceContext()));
+        context.setCarrier(PropagationHeaders.decode(record.getTraceContext()));
         observation("outbox.record.process", "outbox process " + record.getEventType(), record, context)
                 .observeChecked(call::run);
     }
@@ -74,27 +71,5 @@ public final class MicrometerOutboxObservation implements OutboxObservation {
                 .contextualName(contextualName)
                 .lowCardinalityKeyValue("outbox.event_type", record.getEventType())
                 .highCardinalityKeyValue("outbox.record_id", record.getId());
-    }
-
-    static String encode(Map<String, String> headers) {
-        return headers.entrySet().stream()
-                .map(header -> URLEncoder.encode(header.getKey(), StandardCharsets.UTF_8) + "="
-                        + URLEncoder.encode(header.getValue(), StandardCharsets.UTF_8))
-                .collect(Collectors.joining("&"));
-    }
-
-    static Map<String, String> decode(@Nullable String encoded) {
-        Map<String, String> headers = new LinkedHashMap<>();
-        if (encoded == null || encoded.isEmpty()) {
-            return headers;
-        }
-        for (String pair : encoded.split("&")) {
-            int equals = pair.indexOf('=');
-            if (equals > 0) {
-                headers.put(URLDecoder.decode(pair.substring(0, equals), StandardCharsets.UTF_8),
-                        URLDecoder.decode(pair.substring(equals + 1), StandardCharsets.UTF_8));
-            }
-        }
-        return headers;
     }
 }

@@ -18,7 +18,6 @@ import io.micrometer.tracing.propagation.Propagator;
 import io.micrometer.tracing.test.simple.SimpleSpan;
 import io.micrometer.tracing.test.simple.SimpleTracer;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 
@@ -88,15 +87,6 @@ class MicrometerOutboxObservationTest {
         off.observeProcessing(record, () -> ran.set("yes"));
 
         assertThat(ran).hasValue("yes");
-    }
-
-    @Test
-    void headersSurviveTheirEncoding() {
-        Map<String, String> headers = Map.of("traceparent", "00-abc-def-01", "tracestate", "vendor=a&b=c, x=1");
-
-        assertThat(MicrometerOutboxObservation.decode(MicrometerOutboxObservation.encode(headers)))
-                .isEqualTo(headers);
-        assertThat(MicrometerOutboxObservation.decode(null)).isEmpty();
     }
 
     private SimpleSpan span(String name) {

@@ -1,0 +1,5 @@
+/** Publishing outbox records to NATS JetStream. */
+@NullMarked
+package dev.outbox.nats;
+
+import org.jspecify.annotations.NullMarked;

@@ -1,0 +1,5 @@
+/** Publishing outbox records to RabbitMQ. */
+@NullMarked
+package dev.outbox.rabbitmq;
+
+import org.jspecify.annotations.NullMarked;
