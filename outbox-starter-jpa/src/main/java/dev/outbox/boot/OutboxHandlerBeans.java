@@ -4,6 +4,7 @@ import dev.outbox.OutboxRecordProcessor;
 import dev.outbox.handler.AnnotatedHandlers;
 import dev.outbox.handler.HandlerRegistration;
 import dev.outbox.handler.OutboxHandler;
+import dev.outbox.publish.PublisherRegistration;
 import dev.outbox.retry.OutboxRetryPolicy;
 import java.lang.reflect.Method;
 import java.util.ArrayList;
@@ -136,7 +137,10 @@ final class OutboxHandlerBeans {
         return found[0];
     }
 
-    /** Processing starts when something processes records: a record processor, a handler bean or a handler method. */
+    /**
+     * Processing starts when something processes records: a record processor, a handler or publisher bean, or a
+     * handler method. Publisher auto-configurations run before the processing one, so their beans count.
+     */
     static final class OnHandlersCondition extends SpringBootCondition implements ConfigurationCondition {
 
         /** Like {@code @ConditionalOnBean}: judged once the application's own bean definitions are registered. */
@@ -157,13 +161,17 @@ final class OutboxHandlerBeans {
             if (beanFactory.getBeanNamesForType(HandlerRegistration.class, true, false).length > 0) {
                 return ConditionOutcome.match("found a HandlerRegistration bean");
             }
+            if (beanFactory.getBeanNamesForType(PublisherRegistration.class, true, false).length > 0) {
+                return ConditionOutcome.match("found a PublisherRegistration bean");
+            }
             for (String name : beanFactory.getBeanDefinitionNames()) {
                 Class<?> type = userType(beanFactory, name);
                 if (type != null && declaresHandlers(type)) {
                     return ConditionOutcome.match("bean '" + name + "' has @OutboxHandler methods");
                 }
             }
-            return ConditionOutcome.noMatch("no OutboxRecordProcessor, HandlerRegistration or @OutboxHandler method");
+            return ConditionOutcome.noMatch("no OutboxRecordProcessor, HandlerRegistration, PublisherRegistration or "
+                    + "@OutboxHandler method");
         }
     }
 }

@@ -5,6 +5,7 @@ import dev.outbox.PayloadDeserializer;
 import dev.outbox.PayloadSerializer;
 import dev.outbox.handler.HandlerRegistration;
 import dev.outbox.handler.OutboxHandlers;
+import dev.outbox.publish.PublisherRegistration;
 import dev.outbox.retry.OutboxRetryPolicy;
 import java.util.List;
 import javax.sql.DataSource;
@@ -57,17 +58,19 @@ public class OutboxHandlersAutoConfiguration {
 
     /**
      * Every handler of the application: {@link HandlerRegistration} beans, {@code @OutboxHandler} methods of beans,
-     * and the {@link OutboxRecordProcessor} beans for records addressed to no handler.
+     * {@link PublisherRegistration} beans (the broker publishers' auto-configurations define them), and the
+     * {@link OutboxRecordProcessor} beans for records addressed to no handler.
      */
     @Bean
     @ConditionalOnMissingBean
     OutboxHandlers outboxHandlers(OutboxHandlerBeans handlerBeans,
-            ObjectProvider<HandlerRegistration<?>> registrations, ObjectProvider<OutboxRecordProcessor> processors,
-            PayloadDeserializer deserializer) {
+            ObjectProvider<HandlerRegistration<?>> registrations, ObjectProvider<PublisherRegistration> publishers,
+            ObjectProvider<OutboxRecordProcessor> processors, PayloadDeserializer deserializer) {
         List<OutboxRecordProcessor> recordProcessors = processors.orderedStream().toList();
         return OutboxHandlers.builder()
                 .handlers(registrations.orderedStream().toList())
                 .handlers(handlerBeans.registrations())
+                .publishers(publishers.orderedStream().toList())
                 .recordProcessor(recordProcessors.isEmpty() ? null : OutboxRecordProcessor.allOf(recordProcessors))
                 .deserializer(deserializer)
                 .build();
