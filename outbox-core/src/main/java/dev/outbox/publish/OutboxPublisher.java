@@ -20,6 +20,14 @@ import java.util.concurrent.TimeoutException;
  */
 public interface OutboxPublisher {
 
+    /** The value of a {@link #publish} stage whose record the broker already held; see {@link #publish}. */
+    Object DUPLICATE = new Object() {
+        @Override
+        public String toString() {
+            return "DUPLICATE";
+        }
+    };
+
     /** How long the engine waits for an acknowledgement unless the publisher says otherwise. */
     Duration DEFAULT_ACKNOWLEDGEMENT_TIMEOUT = Duration.ofSeconds(30);
 
@@ -27,7 +35,9 @@ public interface OutboxPublisher {
      * Sends {@code record} without waiting for the broker.
      *
      * @return a stage that completes normally once the broker has durably accepted the record, and exceptionally
-     *     (preferably with a {@link PublishException}) when it refused it or the outcome is unknown
+     *     (preferably with a {@link PublishException}) when it refused it or the outcome is unknown. Complete it with
+     *     {@link #DUPLICATE} when the broker recognised the record as one it already holds and dropped this copy
+     *     (NATS JetStream within its duplicate window): the record counts as published, and as a duplicate
      * @throws RuntimeException when the record cannot even be sent (no destination, say): the same as a stage that
      *     failed at once
      */
