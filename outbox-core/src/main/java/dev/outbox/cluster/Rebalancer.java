@@ -25,7 +25,9 @@ import org.slf4j.LoggerFactory;
  * One rebalance round: reads the live instances and the partition table, computes the {@link PartitionAssignment}
  * (balanced, sticky, the same on every instance) and moves only this instance's partitions toward it: it releases,
  * once idle, what it must give up, and claims what it should have and is free (unowned, or owned by an instance that
- * is not live). Claims and releases are conditional on the epoch, so two instances never both win a partition.
+ * is not live). Rows it owns in the table without holding them (forgotten after a lost contact, or a previous run's
+ * under the same id) are released when the target gives them to others. Claims and releases are conditional on the
+ * epoch, so two instances never both win a partition.
  *
  * <p>Quiet when nothing changes: with the same members and the whole table as the target has it, the table is read
  * only every {@value #FULL_REBALANCE_EVERY} rounds, as a safety net; a join, a departure or a death changes the
@@ -92,6 +94,7 @@ final class Rebalancer {
         PartitionAssignment target = PartitionAssignment.compute(owners, activeIds);
         ledger.withdraw(target);
         releaseIdle();
+        releaseForgotten(target, rows);
         if (claim(target, rows, liveIds) > 0) {
             partitionsGained.run();
         }
@@ -119,6 +122,22 @@ final class Rebalancer {
             partitions.release(partition, epoch, instanceId);
             ledger.released(partition);
         });
+    }
+
+    /**
+     * Releases the rows the table shows under this instance that the ledger does not hold (forgotten after contact
+     * was lost, or held by this instance's previous run under the same id) and that the target gives to others: no
+     * other instance may claim a row of a live owner, so left alone they would stay unowned in practice for good.
+     * Only once idle, as for a withdrawal; a record still in hand is fenced by the epoch anyway.
+     */
+    private void releaseForgotten(PartitionAssignment target, List<PartitionState> rows) {
+        for (PartitionState row : rows) {
+            int partition = row.partition();
+            if (instanceId.equals(row.owner()) && !ledger.holds(partition)
+                    && !instanceId.equals(target.ownerOf(partition)) && !handling.test(partition)) {
+                partitions.release(partition, row.epoch(), instanceId);
+            }
+        }
     }
 
     /** Claims what the target gives to this instance and is free; returns how many claims succeeded. */
