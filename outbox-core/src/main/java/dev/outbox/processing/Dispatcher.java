@@ -19,8 +19,9 @@ import java.util.concurrent.locks.ReentrantLock;
 
 /**
  * Reads the due records of the owned partitions and hands each lane not in hand to a worker, every record under its
- * partition's fence at the time of the fetch. Fetches never overlap: the lane table's race guard watches one fetch at
- * a time.
+ * partition's fence at the time of the fetch. Lanes that go to a publisher are handed over together, one
+ * {@link PublishBatch} per publisher, so that their records are published at once. Fetches never overlap: the lane
+ * table's race guard watches one fetch at a time.
  */
 final class Dispatcher {
 
@@ -31,10 +32,13 @@ final class Dispatcher {
     private final LaneTable lanes;
     private final WorkerPool workers;
     private final LaneWorker worker;
+    private final HandlerRoutes routes;
+    private final PublishingWorker publishingWorker;
     private final ReentrantLock fetchLock = new ReentrantLock();
 
     Dispatcher(RecordStore store, PartitionOwnership ownership, Clock clock, boolean headOfAggregateOnly,
-            LaneTable lanes, WorkerPool workers, LaneWorker worker) {
+            LaneTable lanes, WorkerPool workers, LaneWorker worker, HandlerRoutes routes,
+            PublishingWorker publishingWorker) {
         this.store = store;
         this.ownership = ownership;
         this.clock = clock;
@@ -42,6 +46,8 @@ final class Dispatcher {
         this.lanes = lanes;
         this.workers = workers;
         this.worker = worker;
+        this.routes = routes;
+        this.publishingWorker = publishingWorker;
     }
 
     /**
@@ -94,13 +100,26 @@ final class Dispatcher {
     }
 
     private void dispatch(List<LaneWork> taken, ExecutorService pool) {
+        Map<HandlerRoute, List<LaneWork>> toPublishers = new LinkedHashMap<>();
         for (LaneWork work : taken) {
+            HandlerRoute route = routes.routeFor(work.deliveries.get(0).record());
+            if (route.publisher() != null) {
+                toPublishers.computeIfAbsent(route, r -> new ArrayList<>()).add(work);
+                continue;
+            }
             try {
                 pool.execute(work);
             } catch (RejectedExecutionException e) {
                 lanes.release(work); // a stop gave up on the workers meanwhile; the records stay NEW
             }
         }
+        toPublishers.forEach((route, works) -> {
+            try {
+                pool.execute(new PublishBatch(route, works, publishingWorker::run));
+            } catch (RejectedExecutionException e) {
+                works.forEach(lanes::release);
+            }
+        });
     }
 
     /**

@@ -3,6 +3,7 @@ package dev.outbox.processing;
 import dev.outbox.NonRetryableRecordException;
 import dev.outbox.OutboxRecord;
 import dev.outbox.RetryLaterException;
+import dev.outbox.publish.PublishException;
 import dev.outbox.retry.OutboxRetryPolicy;
 import java.time.Duration;
 
@@ -15,8 +16,9 @@ import java.time.Duration;
  *       postponed by {@link HandlerInvocationException#RETRY_DELAY} without using an attempt.</li>
  *   <li>The handler asked to come back later ({@link RetryLaterException}): postponed by its delay, without using an
  *       attempt.</li>
- *   <li>A retryable failure ({@link OutboxRetryPolicy#shouldRetry}, not a {@link NonRetryableRecordException}) with
- *       retries left: retry number {@code n} after the policy's {@code nextDelay(n)}.</li>
+ *   <li>A retryable failure ({@link OutboxRetryPolicy#shouldRetry}, not a {@link NonRetryableRecordException}, not a
+ *       {@link PublishException} whose reason a retry cannot help) with retries left: retry number {@code n} after
+ *       the policy's {@code nextDelay(n)}.</li>
  *   <li>Otherwise the record has failed for good: its route's fallback may take it, else it fails.</li>
  * </ol>
  *
@@ -43,7 +45,9 @@ final class FailureDecision {
         }
         OutboxRetryPolicy policy = route.retryPolicy() == null ? defaultPolicy : route.retryPolicy();
         int maxRetries = policy.maxRetries().orElse(defaultMaxRetries);
-        boolean retryable = !(failure instanceof NonRetryableRecordException) && policy.shouldRetry(failure);
+        boolean retryable = !(failure instanceof NonRetryableRecordException)
+                && !(failure instanceof PublishException published && !published.isRetryable())
+                && policy.shouldRetry(failure);
         if (retryable && record.getRetryCount() < maxRetries) {
             int retryCount = record.getRetryCount() + 1;
             return new Retry(retryCount, maxRetries, policy.nextDelay(retryCount), error);

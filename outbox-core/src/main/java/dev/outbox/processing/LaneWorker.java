@@ -3,11 +3,6 @@ package dev.outbox.processing;
 import dev.outbox.OutboxRecord;
 import dev.outbox.OutboxRecordProcessor;
 import dev.outbox.partition.PartitionOwnership;
-import dev.outbox.processing.FailureDecision.Fail;
-import dev.outbox.processing.FailureDecision.Fallback;
-import dev.outbox.processing.FailureDecision.Outcome;
-import dev.outbox.processing.FailureDecision.Postpone;
-import dev.outbox.processing.FailureDecision.Retry;
 import dev.outbox.processing.LaneWork.Completion;
 import dev.outbox.spi.Delivery;
 import dev.outbox.spi.OutboxObservation;
@@ -21,7 +16,7 @@ import org.slf4j.LoggerFactory;
 /**
  * Runs one lane's records in order on a worker thread: each under its partition's fence, through its route's handler,
  * within the handler timeout. A success waits for the completion writer; a failure is decided by the
- * {@link FailureDecision} and stored at once, after the completions ahead of it. Under stop-on-first-failure a record
+ * {@link FailureDecision}, carried out by the {@link AttemptSettler} and stored at once, after the completions ahead of it. Under stop-on-first-failure a record
  * that stays unfinished ends the lane's run: its later records wait for a later fetch.
  *
  * <p><b>Interrupt hygiene.</b> After each call the worker's interrupt flag is cleared, whoever set it (the handler, or
@@ -36,20 +31,20 @@ final class LaneWorker {
     private final PartitionOwnership ownership;
     private final OutboxObservation observation;
     private final @Nullable HandlerTimeouts timeouts;
-    private final FailureDecision decision;
+    private final AttemptSettler settler;
     private final OutcomeWriter outcomes;
     private final LaneTable lanes;
     private final boolean stopOnFirstFailure;
     private volatile boolean stopping;
 
     LaneWorker(HandlerRoutes routes, PartitionOwnership ownership, OutboxObservation observation,
-            @Nullable HandlerTimeouts timeouts, FailureDecision decision, OutcomeWriter outcomes, LaneTable lanes,
+            @Nullable HandlerTimeouts timeouts, AttemptSettler settler, OutcomeWriter outcomes, LaneTable lanes,
             boolean stopOnFirstFailure) {
         this.routes = routes;
         this.ownership = ownership;
         this.observation = observation;
         this.timeouts = timeouts;
-        this.decision = decision;
+        this.settler = settler;
         this.outcomes = outcomes;
         this.lanes = lanes;
         this.stopOnFirstFailure = stopOnFirstFailure;
@@ -94,7 +89,7 @@ final class LaneWorker {
                 }
                 outcomes.complete(done);
                 done.clear();
-                if (settle(delivery, route, failure, handlerTime)) {
+                if (settler.settle(delivery, route, failure, handlerTime)) {
                     done.add(new Completion(delivery, handlerTime));
                 } else if (stopOnFirstFailure) {
                     break;
@@ -137,46 +132,5 @@ final class LaneWorker {
             return new HandlerTimeoutException(timeouts.timeout(), failure);
         }
         return failure;
-    }
-
-    /**
-     * Carries out the decision on a failed attempt.
-     *
-     * @return true when the fallback took the record: it is then stored as a completion, like a success
-     */
-    private boolean settle(Delivery delivery, HandlerRoute route, Throwable failure, Duration handlerTime) {
-        Outcome outcome = decision.decide(delivery.record(), failure, route);
-        if (outcome instanceof Postpone postpone) {
-            outcomes.postpone(delivery, postpone);
-        } else if (outcome instanceof Retry retry) {
-            outcomes.retry(delivery, retry, failure, handlerTime);
-        } else if (outcome instanceof Fallback && route.fallback() != null) {
-            return recover(delivery, route.fallback(), outcome.error(), failure, handlerTime);
-        } else if (outcome instanceof Fail) {
-            outcomes.fail(delivery, outcome.error(), failure, handlerTime);
-        }
-        return false;
-    }
-
-    private boolean recover(Delivery delivery, HandlerRoute.Fallback fallback, String error, Throwable failure,
-            Duration handlerTime) {
-        OutboxRecord record = delivery.record();
-        try {
-            fallback.recover(record, failure);
-            log.warn("Outbox record {} ({}, aggregate {}) failed after {} attempt(s) and was taken by its fallback: "
-                    + "{}", record.getId(), record.getEventType(), record.getAggregateId(), record.getRetryCount() + 1,
-                    error);
-            return true;
-        } catch (Throwable fallbackFailure) {
-            if (fallbackFailure instanceof InterruptedException) {
-                Thread.currentThread().interrupt();
-            }
-            if (fallbackFailure != failure) {
-                failure.addSuppressed(fallbackFailure);
-            }
-            outcomes.fail(delivery, ErrorText.truncate(error + "; the fallback failed too: "
-                    + ErrorText.of(fallbackFailure), OutboxRecord.MAX_ERROR_LENGTH), failure, handlerTime);
-            return false;
-        }
     }
 }

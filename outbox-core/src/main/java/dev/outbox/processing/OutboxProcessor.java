@@ -32,8 +32,9 @@ import org.slf4j.LoggerFactory;
  * <p>It is assembled from parts with one job each: the {@link PollLoop} keeps the pipeline full and backs off when
  * idle; the {@link Dispatcher} fetches and hands lanes to the {@link WorkerPool}; the {@link LaneTable} keeps a lane
  * in hand until its outcomes are stored (per-lane order, and the fetch/release race guard); a {@link LaneWorker} runs
- * one lane's records under their fence, with timeouts; the {@link FailureDecision} decides what a failure leads to;
- * the {@link OutcomeWriter} stores outcomes, completions by group commit. After a crash, the records handed over again
+ * one lane's records under their fence, with timeouts; a {@link PublishingWorker} publishes many lanes' records to a
+ * broker at once, one record per lane in flight; the {@link FailureDecision} decides what a failure leads to and the
+ * {@link AttemptSettler} carries it out; the {@link OutcomeWriter} stores outcomes, completions by group commit. After a crash, the records handed over again
  * are the ones in hand: at most twice {@link ProcessingOptions#batchSize()}.
  *
  * <p>A third of this file is its builder: the façade itself only starts, stops and delegates.
@@ -51,6 +52,7 @@ public final class OutboxProcessor implements AutoCloseable, WakeUpSource.Target
     private final WorkerPool workers;
     private final OutcomeWriter outcomes;
     private final LaneWorker worker;
+    private final PublishingWorker publishingWorker;
     private final Dispatcher dispatcher;
     private final @Nullable HandlerTimeouts timeouts;
 
@@ -70,10 +72,13 @@ public final class OutboxProcessor implements AutoCloseable, WakeUpSource.Target
         this.timeouts = options.handlerTimeout().map(HandlerTimeouts::new).orElse(null);
         this.workers = new WorkerPool(options.concurrency(), builder.workerThreadFactory);
         this.outcomes = new OutcomeWriter(store, ownership, builder.listener, clock, options, lanes);
-        this.worker = new LaneWorker(routes, ownership, builder.observation, timeouts,
-                new FailureDecision(builder.retryPolicy), outcomes, lanes, options.stopOnFirstFailure());
+        AttemptSettler settler = new AttemptSettler(new FailureDecision(builder.retryPolicy), outcomes);
+        this.worker = new LaneWorker(routes, ownership, builder.observation, timeouts, settler, outcomes, lanes,
+                options.stopOnFirstFailure());
+        this.publishingWorker = new PublishingWorker(routes, ownership, builder.observation, builder.listener,
+                settler, outcomes, lanes, options.stopOnFirstFailure());
         this.dispatcher = new Dispatcher(store, ownership, clock, options.stopOnFirstFailure(), lanes, workers,
-                worker);
+                worker, routes, publishingWorker);
     }
 
     public static Builder builder() {
@@ -131,6 +136,7 @@ public final class OutboxProcessor implements AutoCloseable, WakeUpSource.Target
             return true;
         }
         worker.stopping(true);
+        publishingWorker.stopping(true);
         stopped.stop();
         boolean drained = true;
         try {
@@ -147,6 +153,7 @@ public final class OutboxProcessor implements AutoCloseable, WakeUpSource.Target
             interruptWorkers();
         } finally {
             worker.stopping(false);
+            publishingWorker.stopping(false);
         }
         log.info("Outbox processor stopped");
         return drained;
@@ -216,7 +223,11 @@ public final class OutboxProcessor implements AutoCloseable, WakeUpSource.Target
     /** Interrupts running handlers and releases the lanes whose work never started. */
     private void interruptWorkers() {
         for (Runnable neverStarted : workers.interruptAll()) {
-            lanes.release((LaneWork) neverStarted);
+            if (neverStarted instanceof PublishBatch batch) {
+                batch.lanes.forEach(lanes::release);
+            } else {
+                lanes.release((LaneWork) neverStarted);
+            }
         }
     }
 

@@ -33,6 +33,20 @@ public interface OutboxListener {
     }
 
     /**
+     * A publisher's broker acknowledged the record ({@link OutboxRecord#getHandlerId()} is the publisher's id); its
+     * completion is stored next. Called for records published in batches.
+     *
+     * @param acknowledgementTime from the send to the acknowledgement
+     * @param duplicate the broker recognised the record as one it already held and dropped this copy
+     */
+    default void onPublished(OutboxRecord record, Duration acknowledgementTime, boolean duplicate) {
+    }
+
+    /** A publisher's attempt failed; what becomes of the record is told next ({@link #onRetryScheduled}, …). */
+    default void onPublishFailed(OutboxRecord record, Throwable failure, Duration time) {
+    }
+
+    /**
      * One listener that forwards every call to each of {@code listeners}, in order; one that throws is logged and does
      * not keep the others from being told, nor fails the record.
      */
@@ -60,6 +74,16 @@ public interface OutboxListener {
             @Override
             public void onStatusWriteRejected(OutboxRecord record) {
                 tellEach(listener -> listener.onStatusWriteRejected(record));
+            }
+
+            @Override
+            public void onPublished(OutboxRecord record, Duration acknowledgementTime, boolean duplicate) {
+                tellEach(listener -> listener.onPublished(record, acknowledgementTime, duplicate));
+            }
+
+            @Override
+            public void onPublishFailed(OutboxRecord record, Throwable failure, Duration time) {
+                tellEach(listener -> listener.onPublishFailed(record, failure, time));
             }
 
             private void tellEach(Consumer<OutboxListener> call) {

@@ -1,12 +1,14 @@
 package dev.outbox.metrics;
 
 import dev.outbox.OutboxRecord;
+import dev.outbox.publish.PublishException;
 import dev.outbox.spi.OutboxListener;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
@@ -24,6 +26,19 @@ import java.util.concurrent.ConcurrentHashMap;
  *   <li>{@code outbox.records.lag}: from a record's creation to the storing of its completion</li>
  * </ul>
  *
+ * Per publisher, tagged {@code publisher} (its handler id):
+ *
+ * <ul>
+ *   <li>{@code outbox.publisher.published}: records the broker acknowledged;</li>
+ *   <li>{@code outbox.publisher.latency}: from the send to the acknowledgement, with a percentile histogram;</li>
+ *   <li>{@code outbox.publisher.failed}: failed attempts, tagged {@code cause} (the {@link PublishException.Reason},
+ *       lower case, or {@code other});</li>
+ *   <li>{@code outbox.publisher.redeliveries}: records acknowledged that had been attempted before; each may be a
+ *       duplicate on the broker, when an earlier attempt reached it without its acknowledgement reaching us;</li>
+ *   <li>{@code outbox.publisher.duplicates}: records the broker recognised as already held and dropped (NATS
+ *       JetStream within its duplicate window).</li>
+ * </ul>
+ *
  * <p>Event types are tag values, so their number is capped: past {@code maxEventTypes} distinct event type and handler
  * pairs, further ones are counted under {@code event_type=other, handler=other}.
  */
@@ -38,6 +53,8 @@ public final class MicrometerOutboxListener implements OutboxListener {
     private final Clock clock;
     private final int maxEventTypes;
     private final Map<TagValues, Outcomes> byEventType = new ConcurrentHashMap<>();
+    private final Map<String, PublisherMeters> byPublisher = new ConcurrentHashMap<>();
+    private final Map<List<String>, Counter> publishFailures = new ConcurrentHashMap<>();
     private final Counter rejected;
     private final Timer successTime;
     private final Timer failureTime;
@@ -99,6 +116,49 @@ public final class MicrometerOutboxListener implements OutboxListener {
         rejected.increment();
     }
 
+    @Override
+    public void onPublished(OutboxRecord record, Duration acknowledgementTime, boolean duplicate) {
+        PublisherMeters meters = publisher(record);
+        meters.published.increment();
+        meters.latency.record(acknowledgementTime);
+        if (record.getRetryCount() > 0 || record.getLastError() != null) {
+            meters.redeliveries.increment();
+        }
+        if (duplicate) {
+            meters.duplicates.increment();
+        }
+    }
+
+    @Override
+    public void onPublishFailed(OutboxRecord record, Throwable failure, Duration time) {
+        String cause = failure instanceof PublishException refused ? refused.reason().tag() : "other";
+        String publisher = publisherId(record);
+        publishFailures.computeIfAbsent(List.of(publisher, cause), key -> Counter.builder("outbox.publisher.failed")
+                .description("Failed attempts to publish, by cause").tag("publisher", publisher).tag("cause", cause)
+                .register(registry)).increment();
+    }
+
+    private PublisherMeters publisher(OutboxRecord record) {
+        return byPublisher.computeIfAbsent(publisherId(record), publisher -> new PublisherMeters(
+                publisherCounter("outbox.publisher.published", "Records the broker acknowledged", publisher),
+                Timer.builder("outbox.publisher.latency").tag("publisher", publisher)
+                        .description("From the send to the broker's acknowledgement").publishPercentileHistogram()
+                        .register(registry),
+                publisherCounter("outbox.publisher.redeliveries", "Records acknowledged after an earlier attempt",
+                        publisher),
+                publisherCounter("outbox.publisher.duplicates", "Records the broker dropped as duplicates",
+                        publisher)));
+    }
+
+    private Counter publisherCounter(String name, String description, String publisher) {
+        return Counter.builder(name).description(description).tag("publisher", publisher).register(registry);
+    }
+
+    private static String publisherId(OutboxRecord record) {
+        String handler = record.getHandlerId();
+        return handler == null ? NO_HANDLER : handler;
+    }
+
     private Outcomes outcomes(OutboxRecord record) {
         String handler = record.getHandlerId();
         TagValues tags = new TagValues(record.getEventType(), handler == null ? NO_HANDLER : handler);
@@ -129,5 +189,8 @@ public final class MicrometerOutboxListener implements OutboxListener {
     }
 
     private record Outcomes(Counter processed, Counter retried, Counter failed) {
+    }
+
+    private record PublisherMeters(Counter published, Timer latency, Counter redeliveries, Counter duplicates) {
     }
 }

@@ -4,6 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.outbox.OutboxRecord;
+import dev.outbox.publish.PublishException;
+import dev.outbox.publish.PublishException.Reason;
 import dev.outbox.testing.MutableClock;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Duration;
@@ -82,6 +84,32 @@ class MicrometerOutboxListenerTest {
 
     private double count(String name, String eventType) {
         return registry.get(name).tag("event_type", eventType).counter().count();
+    }
+
+    @Test
+    void publishersCountAcknowledgementsFailuresByCauseRedeliveriesAndDuplicates() {
+        OutboxRecord first = record("OrderPlaced").withHandlerId("kafka");
+        OutboxRecord again = first.toBuilder().retryCount(1).lastError("PublishException: timeout").build();
+        listener.onPublished(first, Duration.ofMillis(4), false);
+        listener.onPublishFailed(first, PublishException.timeout(first, Duration.ofSeconds(30)), Duration.ofSeconds(30));
+        listener.onPublishFailed(first, new PublishException(Reason.TOO_LARGE, "too large"), Duration.ofMillis(1));
+        listener.onPublishFailed(first, new IllegalStateException("bug"), Duration.ofMillis(1));
+        listener.onPublished(again, Duration.ofMillis(6), false);
+        listener.onPublished(again.withHandlerId("nats"), Duration.ofMillis(2), true);
+
+        assertThat(registry.get("outbox.publisher.published").tag("publisher", "kafka").counter().count())
+                .isEqualTo(2.0);
+        assertThat(registry.get("outbox.publisher.latency").tag("publisher", "kafka").timer()
+                .totalTime(TimeUnit.MILLISECONDS)).isEqualTo(10.0);
+        assertThat(registry.get("outbox.publisher.redeliveries").tag("publisher", "kafka").counter().count())
+                .isEqualTo(1.0);
+        assertThat(registry.get("outbox.publisher.duplicates").tag("publisher", "kafka").counter().count()).isZero();
+        assertThat(registry.get("outbox.publisher.duplicates").tag("publisher", "nats").counter().count())
+                .isEqualTo(1.0);
+        for (String cause : new String[] {"timeout", "too_large", "other"}) {
+            assertThat(registry.get("outbox.publisher.failed").tags("publisher", "kafka", "cause", cause).counter()
+                    .count()).as(cause).isEqualTo(1.0);
+        }
     }
 
     private OutboxRecord record(String eventType) {
