@@ -6,6 +6,9 @@ import static org.awaitility.Awaitility.await;
 import static org.springframework.boot.test.context.SpringBootTest.WebEnvironment.RANDOM_PORT;
 
 import dev.outbox.Outbox;
+import dev.outbox.publish.OutboxPublisher;
+import dev.outbox.publish.PublishException;
+import dev.outbox.publish.PublisherRegistration;
 import java.io.IOException;
 import java.net.ServerSocket;
 import java.net.URI;
@@ -21,6 +24,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Assumptions;
@@ -28,7 +32,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.boot.test.context.TestConfiguration;
 import org.springframework.boot.test.web.server.LocalServerPort;
+import org.springframework.context.annotation.Bean;
 import org.springframework.test.context.ActiveProfiles;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
@@ -72,6 +78,24 @@ class GrafanaDashboardTest {
 
     /** An event type the application has no handler for: its records fail, are retried once, then become FAILED. */
     record UnknownEvent(String note) {
+    }
+
+    /**
+     * A publisher for the publisher panels, standing in for a broker: it acknowledges on another thread a moment after
+     * the send, and refuses the {@link UnknownEvent} records (retryable), so that every publisher meter has series.
+     */
+    @TestConfiguration
+    static class BrokerStandIn {
+
+        @Bean
+        PublisherRegistration dashboardPublisher() {
+            OutboxPublisher publisher = record -> record.getEventType().contains("UnknownEvent")
+                    ? CompletableFuture.failedFuture(new PublishException(PublishException.Reason.REJECTED,
+                            "the stand-in broker refuses " + record.getEventType()))
+                    : CompletableFuture.runAsync(() -> { },
+                            CompletableFuture.delayedExecutor(2, TimeUnit.MILLISECONDS));
+            return PublisherRegistration.of("stand-in-broker", publisher);
+        }
     }
 
     @Test
