@@ -34,8 +34,10 @@ import org.springframework.data.domain.Persistable;
  * plain SQL. Applications never see this class; they work with {@link OutboxRecord}.
  */
 @Entity
-@Table(name = "outbox_record")
+@Table(name = OutboxRecordEntity.TABLE)
 public class OutboxRecordEntity implements Persistable<String> {
+
+    static final String TABLE = "outbox_record";
 
     /** The changelog's H2 payload length, the longest CHARACTER VARYING that H2 allows. */
     private static final int PAYLOAD_LENGTH = 1_000_000_000;

@@ -21,11 +21,14 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import java.util.TreeMap;
+import org.hibernate.tool.schema.spi.SchemaFilter;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 import org.springframework.orm.jpa.JpaTransactionManager;
 import org.springframework.orm.jpa.LocalContainerEntityManagerFactoryBean;
 import org.springframework.orm.jpa.persistenceunit.PersistenceManagedTypes;
@@ -39,6 +42,7 @@ import org.springframework.orm.jpa.vendor.HibernateJpaVendorAdapter;
 abstract class AbstractEntitySchemaTest {
 
     private static final String HBM2DDL_AUTO = "hibernate.hbm2ddl.auto";
+    private static final String SCHEMA_FILTER_PROVIDER = "hibernate.hbm2ddl.schema_filter_provider";
 
     /** A fresh database per test: a failing update test alters the schema. */
     private TestDatabase database;
@@ -113,6 +117,41 @@ abstract class AbstractEntitySchemaTest {
     @Test
     final void schemaCreationBuildsTheChangelogsColumns() throws SQLException {
         assertThat(createdRecordTypes(Map.of())).isEqualTo(recordTypes(outboxColumns(database)));
+    }
+
+    // Found by a Spring Boot application on embedded H2 without ddl-auto: Boot's default there, create-drop, made
+    // Hibernate re-create the outbox table without the generated sequence_no, and every write failed.
+    @ParameterizedTest
+    @ValueSource(strings = {"create", "create-drop", "update"})
+    final void withTheOutboxSchemaFilterHibernatesDdlLeavesTheChangelogsTableAsItIs(String action)
+            throws SQLException {
+        Map<String, ColumnShape> before = outboxColumns(database);
+        LocalContainerEntityManagerFactoryBean factory = entityManagerFactory(database, Map.of(HBM2DDL_AUTO, action,
+                SCHEMA_FILTER_PROVIDER, OutboxTableSchemaFilter.class.getName()));
+        try {
+            EntityManagerFactory entityManagerFactory = Objects.requireNonNull(factory.getObject());
+            JpaOutboxRecordRepository repository = JpaOutboxRecordRepository.create(entityManagerFactory,
+                    new JpaTransactionManager(entityManagerFactory), OutboxRecord.DEFAULT_MAX_PAYLOAD_BYTES,
+                    JpaOutboxRecordRepository.CommitHooks.NONE);
+            OutboxRecord record = OutboxRecord.builder().aggregateId("order-1").eventType("OrderPlaced")
+                    .payload("{}").build(Clock.systemUTC());
+
+            repository.save(record);
+
+            assertThat(repository.findById(record.getId())).get().extracting(OutboxRecord::getSequence)
+                    .as("numbered by the database").isNotNull();
+        } finally {
+            factory.destroy();
+        }
+        assertThat(outboxColumns(database)).as("after %s and the factory's close", action).isEqualTo(before);
+    }
+
+    @Test
+    final void theOutboxSchemaFilterStillValidatesTheTable() {
+        assertThatCode(() -> entityManagerFactory(database, Map.of(HBM2DDL_AUTO, "validate",
+                SCHEMA_FILTER_PROVIDER, OutboxTableSchemaFilter.class.getName())).destroy())
+                .doesNotThrowAnyException();
+        assertThat(new OutboxTableSchemaFilter().getValidateFilter()).isSameAs(SchemaFilter.ALL);
     }
 
     /** An entity manager factory with the outbox entity alone, so that no other entity's tables come into play. */

@@ -7,11 +7,13 @@ import dev.outbox.handler.OutboxHandlers;
 import dev.outbox.jpa.JdbcOutboxStores;
 import dev.outbox.jpa.JpaOutboxRecordRepository;
 import dev.outbox.jpa.OutboxRecordEntity;
+import dev.outbox.jpa.OutboxTableSchemaFilter;
 import dev.outbox.node.LocalWakeUps;
 import dev.outbox.spi.OutboxObservation;
 import jakarta.persistence.EntityManagerFactory;
 import java.time.Clock;
 import javax.sql.DataSource;
+import org.hibernate.cfg.SchemaToolingSettings;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.AutoConfigurationPackage;
@@ -19,6 +21,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.hibernate.autoconfigure.HibernatePropertiesCustomizer;
 import org.springframework.context.annotation.Bean;
 import org.springframework.transaction.PlatformTransactionManager;
 
@@ -47,6 +50,17 @@ public class OutboxWriteAutoConfiguration {
         return handlers.fanningOut(JpaOutboxRecordRepository.create(entityManagerFactory, transactionManager,
                 properties.maxPayloadBytes(), stores.commitHooks(wakeUps),
                 observation.getIfAvailable(() -> OutboxObservation.NOOP)));
+    }
+
+    /**
+     * The outbox table belongs to the outbox changelog: Hibernate's {@code ddl-auto} (Spring Boot's default on an
+     * embedded database is {@code create-drop}) must neither re-create nor drop it. An application's own
+     * {@code hibernate.hbm2ddl.schema_filter_provider} wins.
+     */
+    @Bean
+    HibernatePropertiesCustomizer outboxTableSchemaFilter() {
+        return properties -> properties.putIfAbsent(SchemaToolingSettings.HBM2DDL_FILTER_PROVIDER,
+                new OutboxTableSchemaFilter());
     }
 
     @Bean
