@@ -35,6 +35,9 @@ import org.slf4j.LoggerFactory;
  * client's callbacks only queue them), storing failures at once and sending each lane's next record. An acknowledgement
  * that does not come within the publisher's {@link OutboxPublisher#acknowledgementTimeout()} is a retryable
  * {@link PublishException.Reason#TIMEOUT}. Completions are stored by group commit when the batch ends.
+ *
+ * <p>Longer than the engine's other parts on purpose: sending, settling acknowledgements and expiring deadlines work
+ * on one batch's state, confined to one thread, and read best as the one loop they are.
  */
 final class PublishingWorker {
 

@@ -94,19 +94,28 @@ class ClusterProcessesTest {
             long completedAtJoin = cluster.completedCount();
             Instant joinStarted = Instant.now();
             long started = System.nanoTime();
-            cluster.startNode("node-4", SLOW_HANDLER);
-            cluster.awaitUp("node-4");
-            PartitionTable afterJoin = cluster.awaitBalanced(FOUR_NODES.toArray(String[]::new));
+            PartitionTable afterJoin;
+            long pendingWhenBalanced;
+            // However long the JVM takes to start on a loaded machine, records are still flowing when it joins.
+            BacklogFeeder feeder = BacklogFeeder.start(cluster, AGGREGATES);
+            try {
+                cluster.startNode("node-4", SLOW_HANDLER);
+                cluster.awaitUp("node-4");
+                afterJoin = cluster.awaitBalanced(FOUR_NODES.toArray(String[]::new));
+                pendingWhenBalanced = cluster.statusCounts().getOrDefault("NEW", 0L);
+            } finally {
+                feeder.close();
+            }
             Duration rebalanced = since(started);
-            long completedWhenBalanced = cluster.completedCount();
             cluster.awaitAllCompleted();
 
             List<Integer> moved = beforeJoin.partitionsWithOtherOwnerIn(afterJoin);
             List<OwnershipChange> claimsSinceJoin = cluster.ownershipChanges().stream()
                     .filter(change -> !change.isRelease() && change.changedAt().isAfter(joinStarted)).toList();
             report(test, "before join %s (%d of %d records completed); balanced again %s after starting node-4: %s "
-                    + "(%d completed); %d partitions moved; handler calls %s", beforeJoin, completedAtJoin, RECORDS,
-                    rebalanced, afterJoin, completedWhenBalanced, moved.size(), cluster.handlerCallsPerInstance());
+                    + "(%d records pending); %d records in all; %d partitions moved; handler calls %s", beforeJoin,
+                    completedAtJoin, RECORDS, rebalanced, afterJoin, pendingWhenBalanced, cluster.recordsInserted(),
+                    moved.size(), cluster.handlerCallsPerInstance());
             assertThat(beforeJoin.isBalancedAmong(THREE_NODES)).as("before the join: %s", beforeJoin).isTrue();
             assertThat(afterJoin.countsByOwner()).as("%s", afterJoin).containsOnlyKeys(FOUR_NODES)
                     .allSatisfy((node, count) -> assertThat(count).as(node).isEqualTo(64));
@@ -115,7 +124,7 @@ class ClusterProcessesTest {
                             .as("new owner of partition %d", partition).isEqualTo("node-4"));
             assertThat(claimsSinceJoin).as("claims since node-4 started")
                     .allSatisfy(claim -> assertThat(claim.newOwner()).as("%s", claim).isEqualTo("node-4"));
-            assertThat(completedWhenBalanced).as("records completed when balanced again").isLessThan(RECORDS);
+            assertThat(pendingWhenBalanced).as("records pending when balanced again").isPositive();
             assertThat(cluster.handlerCallsPerInstance()).as("handler calls").containsKey("node-4");
             assertHandledExactlyOnce(cluster);
             assertProcessingGuarantees(cluster);
