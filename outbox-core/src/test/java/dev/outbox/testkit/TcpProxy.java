@@ -31,7 +31,8 @@ public final class TcpProxy implements AutoCloseable {
     private final int targetPort;
     private final ServerSocket server;
     private final Set<Socket> open = ConcurrentHashMap.newKeySet();
-    private final AtomicLong cutUntilNanos = new AtomicLong(Long.MIN_VALUE);
+    /** Starts at creation: an initial value far in the past would overflow the comparison in {@link #isCut()}. */
+    private final AtomicLong cutUntilNanos = new AtomicLong(System.nanoTime());
     private final AtomicInteger connections = new AtomicInteger();
     private final AtomicInteger cuts = new AtomicInteger();
     private volatile boolean closed;

@@ -8,6 +8,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.outbox.boot.cluster.ClusterHarness.Duplicate;
+import dev.outbox.testkit.TcpProxy;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.List;
@@ -50,13 +51,12 @@ class DatabaseOutageTest {
 
             long completedAtCut = cluster.completedCount();
             long cutAt = System.nanoTime();
-            proxy.cut();
+            proxy.cutFor(OUTAGE);
             // The fault lasts its full length; meanwhile the nodes must stay up (the harness fails if one dies).
             cluster.awaitWhileNodesLive("database unreachable for " + OUTAGE,
                     () -> since(cutAt).compareTo(OUTAGE) >= 0);
             long completedDuringOutage = cluster.completedCount() - completedAtCut;
             long restoredAt = System.nanoTime();
-            proxy.restore();
 
             cluster.awaitCompleted(cluster.completedCount() + 1);
             Duration firstCompletion = since(restoredAt);
@@ -82,7 +82,7 @@ class DatabaseOutageTest {
         }
     }
 
-    private static TcpProxy proxyTo(InetSocketAddress database) throws Exception {
-        return new TcpProxy(database.getHostString(), database.getPort());
+    private static TcpProxy proxyTo(InetSocketAddress database) {
+        return TcpProxy.to(database.getHostString(), database.getPort());
     }
 }
