@@ -54,11 +54,22 @@ public final class PublishingRig implements AutoCloseable {
         this.processor = OutboxProcessor.builder().recordStore(store).routes(handlers).clock(Clock.systemUTC())
                 .retryPolicy(retryPolicy).listener(new Counting())
                 .options(ProcessingOptions.defaults().withPollInterval(Duration.ofMillis(50))).build();
-        processor.start();
     }
 
+    /** A rig already processing. */
     public static PublishingRig start(String publisherId, OutboxPublisher publisher, OutboxRetryPolicy retryPolicy) {
+        PublishingRig rig = create(publisherId, publisher, retryPolicy);
+        rig.startProcessing();
+        return rig;
+    }
+
+    /** A rig that processes nothing until {@link #startProcessing()}: for a backlog written first. */
+    public static PublishingRig create(String publisherId, OutboxPublisher publisher, OutboxRetryPolicy retryPolicy) {
         return new PublishingRig(publisherId, publisher, retryPolicy);
+    }
+
+    public void startProcessing() {
+        processor.start();
     }
 
     /**
