@@ -139,7 +139,7 @@ public final class NatsOutboxPublisher implements OutboxPublisher {
 
     @Override
     public String toString() {
-        return "NatsOutboxPublisher{" + router + ", publishTimeout=" + publishTimeout + ", acknowledgementTimeout="
+        return "NatsOutboxPublisher{" + router + ", " + headers + ", publishTimeout=" + publishTimeout + ", acknowledgementTimeout="
                 + acknowledgementTimeout + (expectedStream == null ? "" : ", expectedStream=" + expectedStream) + "}";
     }
 
@@ -225,7 +225,10 @@ public final class NatsOutboxPublisher implements OutboxPublisher {
             this.connection = Objects.requireNonNull(connection, "connection");
         }
 
-        /** Where each record goes: a subject; see {@link dev.outbox.publish.EventTypeRouting}. Required. */
+        /**
+         * Where each record goes: a subject; see {@link dev.outbox.publish.EventTypeRouting} and
+         * {@link NatsSubjectRouter}. Required.
+         */
         public Builder router(OutboxRouter<String> router) {
             this.router = Objects.requireNonNull(router, "router");
             return this;

@@ -29,6 +29,19 @@ public final class ReadmeSnippets {
         assertThat(codeBlocks(read(README))).as("a java block of README.md").contains(snippet);
     }
 
+    /**
+     * The settings of the README's {@code properties} code block that sets {@code key}, without its comments, for a
+     * test to run them as written: {@code key=value} lines in README order.
+     */
+    public static java.util.List<String> propertiesBlockSetting(String key) {
+        java.util.List<String> blocks = Arrays.stream(read(README).split("```properties\n")).skip(1)
+                .map(block -> block.substring(0, block.indexOf("```")))
+                .filter(block -> block.lines().anyMatch(line -> line.startsWith(key + "="))).toList();
+        assertThat(blocks).as("properties blocks of README.md setting %s", key).hasSize(1);
+        return blocks.get(0).lines().map(String::strip)
+                .filter(line -> !line.isEmpty() && !line.startsWith("#")).toList();
+    }
+
     private static String between(String text, String start, String end) {
         int from = text.indexOf(start);
         assertThat(from).as("marker %s", start.strip()).isNotNegative();

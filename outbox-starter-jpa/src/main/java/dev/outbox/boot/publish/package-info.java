@@ -1,0 +1,5 @@
+/** What the broker publishers' auto-configurations share: headers, routing and registration from properties. */
+@NullMarked
+package dev.outbox.boot.publish;
+
+import org.jspecify.annotations.NullMarked;
