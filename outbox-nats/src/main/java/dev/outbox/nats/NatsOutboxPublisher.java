@@ -139,8 +139,8 @@ public final class NatsOutboxPublisher implements OutboxPublisher {
 
     @Override
     public String toString() {
-        return "NatsOutboxPublisher{" + router + ", " + headers + ", publishTimeout=" + publishTimeout + ", acknowledgementTimeout="
-                + acknowledgementTimeout + (expectedStream == null ? "" : ", expectedStream=" + expectedStream) + "}";
+        return "NatsOutboxPublisher{" + router + ", " + headers + ", publishTimeout=" + publishTimeout
+                + ", acknowledgementTimeout=" + acknowledgementTimeout + (expectedStream == null ? "" : ", expectedStream=" + expectedStream) + "}";
     }
 
     private PublishException translate(OutboxRecord record, String subject, Throwable failure) {

@@ -1,0 +1,205 @@
+package dev.outbox.rabbitmq;
+
+import dev.outbox.OutboxRecord;
+import dev.outbox.publish.OutboxMessageHeaders;
+import dev.outbox.publish.OutboxPublisher;
+import dev.outbox.publish.OutboxRouter;
+import dev.outbox.publish.PublishException;
+import dev.outbox.publish.PublishException.Reason;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.Date;
+import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.atomic.AtomicLong;
+import org.jspecify.annotations.Nullable;
+import org.springframework.amqp.AmqpAuthenticationException;
+import org.springframework.amqp.AmqpException;
+import org.springframework.amqp.core.Message;
+import org.springframework.amqp.core.MessageDeliveryMode;
+import org.springframework.amqp.core.MessageProperties;
+import org.springframework.amqp.core.ReturnedMessage;
+import org.springframework.amqp.rabbit.connection.ConnectionFactory;
+import org.springframework.amqp.rabbit.connection.CorrelationData;
+import org.springframework.amqp.rabbit.core.RabbitTemplate;
+
+/**
+ * Publishes records to RabbitMQ with Spring AMQP: one persistent message per record to the exchange and routing key
+ * its router names, the payload as body, the {@linkplain OutboxMessageHeaders outbox headers} as AMQP headers, the
+ * record id as {@code message-id} and the event type as {@code type}. A record counts as published when the broker
+ * confirms it (a correlated publisher confirm) <em>and</em> did not return it: every message is mandatory, so a
+ * message no queue is bound for comes back and fails as {@link Reason#UNROUTABLE} instead of vanishing.
+ *
+ * <p>Errors: an exchange that does not exist is {@link Reason#DESTINATION_NOT_FOUND}, a refused permission
+ * {@link Reason#NOT_AUTHORIZED}, a message over the broker's {@code max_message_size} {@link Reason#TOO_LARGE} (the
+ * broker closes the channel with 404, 403 or 406); a negative acknowledgement (a queue full with
+ * {@code x-overflow=reject-publish}, say) is a retryable {@link Reason#REJECTED}, and a connection that is down or
+ * breaks before the confirm a retryable {@link Reason#CONNECTION}.
+ *
+ * <p>The connection factory must have correlated publisher confirms and returns switched on
+ * ({@code spring.rabbitmq.publisher-confirm-type=correlated}, {@code spring.rabbitmq.publisher-returns=true}); the
+ * builder refuses one without. Immutable and thread-safe; the connection factory is the application's: this publisher
+ * never closes it.
+ */
+public final class RabbitOutboxPublisher implements OutboxPublisher {
+
+    private static final String NOT_FOUND = "reply-code=404";
+    private static final String ACCESS_REFUSED = "reply-code=403";
+    private static final String PRECONDITION_FAILED = "reply-code=406";
+
+    private final RabbitTemplate template;
+    private final OutboxRouter<RabbitDestination> router;
+    private final OutboxMessageHeaders headers;
+    private final Duration acknowledgementTimeout;
+    private final AtomicLong sends = new AtomicLong();
+
+    private RabbitOutboxPublisher(Builder builder) {
+        this.router = Objects.requireNonNull(builder.router, "router");
+        this.headers = builder.headers;
+        this.acknowledgementTimeout = builder.acknowledgementTimeout;
+        this.template = new RabbitTemplate(builder.connectionFactory);
+        this.template.setMandatory(true);
+    }
+
+    public static Builder builder(ConnectionFactory connectionFactory) {
+        return new Builder(connectionFactory);
+    }
+
+    @Override
+    public CompletionStage<?> publish(OutboxRecord record) {
+        RabbitDestination destination = router.destinationFor(record);
+        String routingKey = destination.routingKey() == null ? record.getEventType() : destination.routingKey();
+        String where = "record " + record.getId() + " to RabbitMQ exchange '" + destination.exchange()
+                + "' with routing key '" + routingKey + "': ";
+        // unique per send: a re-send of the record must not meet the confirm of an earlier attempt
+        CorrelationData correlation = new CorrelationData(record.getId() + "#" + sends.incrementAndGet());
+        try {
+            template.send(destination.exchange(), routingKey, message(record), correlation);
+        } catch (AmqpAuthenticationException e) {
+            throw new PublishException(Reason.NOT_AUTHORIZED, where + e.getMessage(), e);
+        } catch (AmqpException e) {
+            throw translate(where, describe(e), e);
+        }
+        return correlation.getFuture().thenCompose(confirm -> {
+            ReturnedMessage returned = correlation.getReturned();
+            if (confirm.ack() && returned == null) {
+                return CompletableFuture.completedFuture(confirm);
+            }
+            if (returned != null) {
+                return CompletableFuture.failedFuture(new PublishException(Reason.UNROUTABLE, where
+                        + "returned by the broker, " + returned.getReplyCode() + " " + returned.getReplyText()
+                        + ": no queue is bound for the routing key"));
+            }
+            return CompletableFuture.failedFuture(confirm.reason() == null
+                    ? new PublishException(Reason.REJECTED, where + "negatively acknowledged by the broker")
+                    : translate(where, confirm.reason(), null));
+        });
+    }
+
+    @Override
+    public Duration acknowledgementTimeout() {
+        return acknowledgementTimeout;
+    }
+
+    @Override
+    public String toString() {
+        return "RabbitOutboxPublisher{" + router + ", " + headers + ", acknowledgementTimeout="
+                + acknowledgementTimeout + "}";
+    }
+
+    private Message message(OutboxRecord record) {
+        MessageProperties properties = new MessageProperties();
+        headers.of(record).forEach(properties::setHeader);
+        properties.setMessageId(record.getId());
+        properties.setType(record.getEventType());
+        properties.setContentType(headers.contentType());
+        properties.setContentEncoding(StandardCharsets.UTF_8.name());
+        properties.setTimestamp(Date.from(record.getCreatedAt()));
+        properties.setDeliveryMode(MessageDeliveryMode.PERSISTENT);
+        return new Message(record.getPayload().getBytes(StandardCharsets.UTF_8), properties);
+    }
+
+    /**
+     * A channel the broker closed, or a connection that failed, by its reply code: the broker says 404 for a missing
+     * exchange, 403 for a refused permission, 406 for a message over its size limit.
+     */
+    static PublishException translate(String where, String failure, @Nullable Throwable cause) {
+        if (failure.contains(NOT_FOUND)) {
+            return new PublishException(Reason.DESTINATION_NOT_FOUND, where + failure, cause);
+        }
+        if (failure.contains(ACCESS_REFUSED)) {
+            return new PublishException(Reason.NOT_AUTHORIZED, where + failure, cause);
+        }
+        if (failure.contains(PRECONDITION_FAILED) && failure.contains("larger than")) {
+            return new PublishException(Reason.TOO_LARGE, where + failure, cause);
+        }
+        return new PublishException(Reason.CONNECTION, where + failure, cause);
+    }
+
+    /** The exception and its root cause: Spring AMQP's own message is often only the cause's class name. */
+    private static String describe(Throwable failure) {
+        Throwable root = failure;
+        while (root.getCause() != null && root.getCause() != root) {
+            root = root.getCause();
+        }
+        return root == failure ? String.valueOf(failure.getMessage()) : failure.getMessage() + " (" + root + ")";
+    }
+
+    /** Not thread-safe. */
+    public static final class Builder {
+
+        private final ConnectionFactory connectionFactory;
+        private @Nullable OutboxRouter<RabbitDestination> router;
+        private OutboxMessageHeaders headers = OutboxMessageHeaders.defaults();
+        private Duration acknowledgementTimeout = DEFAULT_ACKNOWLEDGEMENT_TIMEOUT;
+
+        private Builder(ConnectionFactory connectionFactory) {
+            this.connectionFactory = Objects.requireNonNull(connectionFactory, "connectionFactory");
+        }
+
+        /**
+         * Where each record goes: an exchange and a routing key; see {@link dev.outbox.publish.EventTypeRouting} and
+         * {@link RabbitDestinationRouter}. Required.
+         */
+        public Builder router(OutboxRouter<RabbitDestination> router) {
+            this.router = Objects.requireNonNull(router, "router");
+            return this;
+        }
+
+        public Builder headers(OutboxMessageHeaders headers) {
+            this.headers = Objects.requireNonNull(headers, "headers");
+            return this;
+        }
+
+        /** How long the engine waits for the broker's confirm before it counts the attempt as timed out. */
+        public Builder acknowledgementTimeout(Duration acknowledgementTimeout) {
+            if (acknowledgementTimeout.isNegative() || acknowledgementTimeout.isZero()) {
+                throw new IllegalArgumentException("acknowledgementTimeout must be positive, was "
+                        + acknowledgementTimeout);
+            }
+            this.acknowledgementTimeout = acknowledgementTimeout;
+            return this;
+        }
+
+        /**
+         * @throws IllegalArgumentException without a router, or when the connection factory does not have correlated
+         *     publisher confirms and returns: without them a record could not wait for the broker's verdict
+         */
+        public RabbitOutboxPublisher build() {
+            if (router == null) {
+                throw new IllegalArgumentException(
+                        "router is required: where records go (an exchange and routing key per event type)");
+            }
+            if (!connectionFactory.isPublisherConfirms() || !connectionFactory.isPublisherReturns()) {
+                throw new IllegalArgumentException("the connection factory must have correlated publisher confirms "
+                        + "and returns (publisherConfirms=" + connectionFactory.isPublisherConfirms()
+                        + ", publisherReturns=" + connectionFactory.isPublisherReturns() + "): set "
+                        + "spring.rabbitmq.publisher-confirm-type=correlated and spring.rabbitmq.publisher-returns=true,"
+                        + " or CachingConnectionFactory.setPublisherConfirmType(CORRELATED) and "
+                        + "setPublisherReturns(true)");
+            }
+            return new RabbitOutboxPublisher(this);
+        }
+    }
+}

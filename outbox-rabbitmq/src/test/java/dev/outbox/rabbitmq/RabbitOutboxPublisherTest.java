@@ -1,0 +1,222 @@
+package dev.outbox.rabbitmq;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+import dev.outbox.OutboxRecord;
+import dev.outbox.OutboxRecordStatus;
+import dev.outbox.publish.EventTypeRouting;
+import dev.outbox.publish.OutboxMessageHeaders;
+import dev.outbox.publish.PublishException;
+import dev.outbox.publish.PublishException.Reason;
+import dev.outbox.retry.OutboxRetryPolicy;
+import dev.outbox.testkit.DeliveryCheck;
+import dev.outbox.testkit.PublishingRig;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Function;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.springframework.amqp.core.Message;
+import org.springframework.amqp.core.MessageDeliveryMode;
+import org.springframework.amqp.core.MessageProperties;
+import org.springframework.amqp.rabbit.connection.CachingConnectionFactory;
+
+/** The RabbitMQ publisher in the real engine against a real RabbitMQ server. */
+class RabbitOutboxPublisherTest {
+
+    private static final Duration DEADLINE = Duration.ofSeconds(120);
+    private static RabbitTestBroker broker;
+    private static CachingConnectionFactory connection;
+
+    @BeforeAll
+    static void connect() {
+        broker = RabbitTestBroker.require();
+        connection = broker.publisherConnection();
+    }
+
+    @AfterAll
+    static void close() {
+        if (connection != null) {
+            connection.destroy();
+        }
+        if (broker != null) {
+            broker.close();
+        }
+    }
+
+    @Test
+    void tenThousandRecordsOfAThousandAggregatesArriveOnceInOrderWithTheirHeaders() {
+        String exchange = broker.declareExchange("roundtrip");
+        String queue = broker.declareQueue(exchange, "order.*");
+        RabbitOutboxPublisher publisher = RabbitOutboxPublisher.builder(connection)
+                .router(EventTypeRouting.<RabbitDestination>builder("RabbitMQ destination")
+                        .route("OrderPlaced", RabbitDestination.of(exchange, "order.placed")).build())
+                .headers(OutboxMessageHeaders.builder().cloudEvents("/orders").build())
+                .build();
+        List<OutboxRecord> written;
+        try (PublishingRig rig = PublishingRig.start("rabbitmq", publisher, OutboxRetryPolicy.defaults())) {
+            written = rig.write(1_000, 10, "OrderPlaced");
+            rig.awaitAllCompleted(DEADLINE);
+            assertThat(rig.published()).isEqualTo(10_000);
+            assertThat(rig.failuresByReason()).isEmpty();
+            written = written.stream().map(rig::stored).toList();
+        }
+
+        List<Message> messages = broker.takeAll(queue);
+        DeliveryCheck check = DeliveryCheck.of(written, messages.stream().map(RabbitTestBroker::consumed).toList());
+        assertThat(check.missing()).as("%s", check).isEmpty();
+        assertThat(check.unknown()).isEmpty();
+        assertThat(check.copies()).isZero();
+        assertThat(check.orderViolations()).isEmpty();
+
+        Map<String, OutboxRecord> byId = written.stream()
+                .collect(Collectors.toMap(OutboxRecord::getId, Function.identity()));
+        assertThat(messages).hasSize(10_000).allSatisfy(message -> {
+            MessageProperties properties = message.getMessageProperties();
+            OutboxRecord record = byId.get(properties.getMessageId());
+            assertThat(properties.getReceivedRoutingKey()).isEqualTo("order.placed");
+            assertThat(new String(message.getBody(), StandardCharsets.UTF_8)).isEqualTo(record.getPayload());
+            assertThat(properties.getType()).isEqualTo("OrderPlaced");
+            assertThat(properties.getContentType()).isEqualTo("application/json");
+            assertThat(properties.getReceivedDeliveryMode()).isEqualTo(MessageDeliveryMode.PERSISTENT);
+            Map<String, Object> headers = properties.getHeaders();
+            assertThat(headers).containsEntry(OutboxMessageHeaders.RECORD_ID, record.getId())
+                    .containsEntry(OutboxMessageHeaders.EVENT_TYPE, "OrderPlaced")
+                    .containsEntry(OutboxMessageHeaders.AGGREGATE_ID, record.getAggregateId())
+                    .containsEntry(OutboxMessageHeaders.PARTITION, Integer.toString(record.getPartition()))
+                    .containsEntry(OutboxMessageHeaders.EPOCH, "0")
+                    .containsEntry(OutboxMessageHeaders.CREATED_AT, record.getCreatedAt().toString())
+                    .containsEntry("ce_id", record.getId())
+                    .containsEntry("ce_source", "/orders")
+                    .containsEntry("ce_subject", record.getAggregateId());
+        });
+    }
+
+    @Test
+    void whatCanNeverBePublishedFailsAtOnceNamingTheDestinationAndTheCauseWhileOtherAggregatesFlow() {
+        String exchange = broker.declareExchange("errors");
+        String queue = broker.declareQueue(exchange, "order.placed");
+        String missingExchange = RabbitTestBroker.unique("missing");
+        RabbitOutboxPublisher publisher = RabbitOutboxPublisher.builder(connection)
+                .router(EventTypeRouting.<RabbitDestination>builder("RabbitMQ destination")
+                        .route("OrderPlaced", RabbitDestination.of(exchange, "order.placed"))
+                        .route("Unbound", RabbitDestination.of(exchange, "nobody.listens"))
+                        .route("NoExchange", RabbitDestination.byEventType(missingExchange))
+                        .build())
+                .build();
+        try (PublishingRig rig = PublishingRig.start("rabbitmq", publisher,
+                OutboxRetryPolicy.fixed(Duration.ofMillis(200)).withMaxRetries(5))) {
+            OutboxRecord noExchange = rig.write("no-exchange", "NoExchange", "{}");
+            OutboxRecord unroutable = rig.write("unroutable", "Unbound", "{}");
+            OutboxRecord noRoute = rig.write("no-route", "OrderCancelled", "{}");
+            List<OutboxRecord> fine = rig.write(20, 5, "OrderPlaced");
+
+            OutboxRecord failed = rig.awaitSettled(noExchange, DEADLINE);
+            assertThat(failed.getStatus()).isEqualTo(OutboxRecordStatus.FAILED);
+            assertThat(failed.getRetryCount()).isZero();
+            assertThat(failed.getLastError()).contains("exchange '" + missingExchange + "'")
+                    .contains("routing key 'NoExchange'").contains("NOT_FOUND - no exchange");
+
+            failed = rig.awaitSettled(unroutable, DEADLINE);
+            assertThat(failed.getStatus()).isEqualTo(OutboxRecordStatus.FAILED);
+            assertThat(failed.getRetryCount()).isZero();
+            assertThat(failed.getLastError()).contains("exchange '" + exchange + "'")
+                    .contains("returned by the broker, 312 NO_ROUTE: no queue is bound for the routing key");
+
+            failed = rig.awaitSettled(noRoute, DEADLINE);
+            assertThat(failed.getStatus()).isEqualTo(OutboxRecordStatus.FAILED);
+            assertThat(failed.getLastError()).contains("no RabbitMQ destination for event type 'OrderCancelled'");
+
+            assertThat(fine).allSatisfy(record -> assertThat(rig.awaitSettled(record, DEADLINE).getStatus())
+                    .isEqualTo(OutboxRecordStatus.COMPLETED));
+            assertThat(rig.failuresByReason()).containsOnly(Map.entry(Reason.DESTINATION_NOT_FOUND, 1L),
+                    Map.entry(Reason.UNROUTABLE, 1L), Map.entry(Reason.NO_DESTINATION, 1L));
+        }
+        assertThat(broker.takeAll(queue)).hasSize(100);
+    }
+
+    @Test
+    void aNegativeAcknowledgementIsRetriedAndTheAggregateKeepsItsOrder() {
+        String exchange = broker.declareExchange("nack");
+        // a queue that holds two messages and refuses more: the broker nacks the rest
+        String queue = broker.declareQueue(exchange, "#", Map.of("x-max-length", 2, "x-overflow", "reject-publish"));
+        RabbitOutboxPublisher publisher = RabbitOutboxPublisher.builder(connection)
+                .router(record -> RabbitDestination.of(exchange, "order"))
+                .build();
+        try (PublishingRig rig = PublishingRig.start("rabbitmq", publisher,
+                OutboxRetryPolicy.fixed(Duration.ofMillis(100)).withMaxRetries(1_000))) {
+            List<OutboxRecord> written = rig.write(1, 6, "OrderPlaced");
+            await().atMost(DEADLINE).until(() -> rig.failures(Reason.REJECTED) >= 3);
+            assertThat(rig.count(OutboxRecordStatus.COMPLETED)).as("the queue holds two").isEqualTo(2);
+
+            List<Message> consumed = new ArrayList<>();
+            await().atMost(DEADLINE).until(() -> {
+                for (Message message = broker.take(queue); message != null; message = broker.take(queue)) {
+                    consumed.add(message);
+                }
+                return rig.count(OutboxRecordStatus.COMPLETED) == 6 && consumed.size() == 6;
+            });
+            DeliveryCheck check = DeliveryCheck.of(written.stream().map(rig::stored).toList(),
+                    consumed.stream().map(RabbitTestBroker::consumed).toList());
+            assertThat(check.missing()).as("%s", check).isEmpty();
+            assertThat(check.copies()).isZero();
+            assertThat(check.orderViolations()).isEmpty();
+            assertThat(rig.failuresByReason()).containsOnlyKeys(Reason.REJECTED);
+            assertThat(rig.count(OutboxRecordStatus.FAILED)).isZero();
+        }
+    }
+
+    @Test
+    void theBrokersRefusalsOfPermissionAndSizeAreNotRetried() {
+        // the texts RabbitMQ closes a channel with; no test user here lacks a permission, and no message of the
+        // outbox's size limit reaches the broker's default maximum of 128 MiB
+        PublishException refused = RabbitOutboxPublisher.translate("record r1 to RabbitMQ exchange 'orders': ",
+                "channel error; protocol method: #method<channel.close>(reply-code=403, reply-text=ACCESS_REFUSED - "
+                        + "write access to exchange 'orders' in vhost '/' refused for user 'app', class-id=60, "
+                        + "method-id=40)", null);
+        assertThat(refused.reason()).isEqualTo(Reason.NOT_AUTHORIZED);
+        assertThat(refused.isRetryable()).isFalse();
+        assertThat(refused.getMessage()).startsWith("record r1 to RabbitMQ exchange 'orders': ")
+                .contains("ACCESS_REFUSED");
+
+        PublishException tooLarge = RabbitOutboxPublisher.translate("record r2: ",
+                "channel error; protocol method: #method<channel.close>(reply-code=406, reply-text="
+                        + "PRECONDITION_FAILED - message size 2048 is larger than configured max size 1024, "
+                        + "class-id=60, method-id=40)", null);
+        assertThat(tooLarge.reason()).isEqualTo(Reason.TOO_LARGE);
+        assertThat(tooLarge.isRetryable()).isFalse();
+
+        assertThat(RabbitOutboxPublisher.translate("record r3: ", "Connection refused", null).reason())
+                .isEqualTo(Reason.CONNECTION);
+    }
+
+    @Test
+    void theBuilderRefusesAConnectionFactoryWithoutConfirmsAndReturns() {
+        CachingConnectionFactory plain = new CachingConnectionFactory("127.0.0.1");
+        try {
+            assertThatThrownBy(() -> RabbitOutboxPublisher.builder(plain)
+                    .router(record -> RabbitDestination.byEventType("orders")).build())
+                    .isInstanceOf(IllegalArgumentException.class)
+                    .hasMessageContaining("publisherConfirms=false, publisherReturns=false")
+                    .hasMessageContaining("spring.rabbitmq.publisher-confirm-type=correlated");
+            plain.setPublisherConfirmType(CachingConnectionFactory.ConfirmType.SIMPLE);
+            plain.setPublisherReturns(true);
+            assertThatThrownBy(() -> RabbitOutboxPublisher.builder(plain)
+                    .router(record -> RabbitDestination.byEventType("orders")).build())
+                    .hasMessageContaining("publisherConfirms=false");
+        } finally {
+            plain.destroy();
+        }
+        assertThatThrownBy(() -> RabbitOutboxPublisher.builder(connection).build())
+                .hasMessageStartingWith("router is required");
+        assertThatThrownBy(() -> RabbitOutboxPublisher.builder(connection).acknowledgementTimeout(Duration.ZERO))
+                .hasMessage("acknowledgementTimeout must be positive, was PT0S");
+    }
+}
