@@ -1,0 +1,223 @@
+package dev.outbox.kafka;
+
+import dev.outbox.OutboxRecord;
+import dev.outbox.publish.OutboxMessageHeaders;
+import dev.outbox.publish.OutboxPublisher;
+import dev.outbox.publish.OutboxRouter;
+import dev.outbox.publish.PublishException;
+import dev.outbox.publish.PublishException.Reason;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.List;
+import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ExecutionException;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.producer.Producer;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.clients.producer.RecordMetadata;
+import org.apache.kafka.common.errors.AuthenticationException;
+import org.apache.kafka.common.errors.AuthorizationException;
+import org.apache.kafka.common.errors.InvalidTopicException;
+import org.apache.kafka.common.errors.RecordBatchTooLargeException;
+import org.apache.kafka.common.errors.RecordTooLargeException;
+import org.apache.kafka.common.errors.RetriableException;
+import org.apache.kafka.common.errors.TimeoutException;
+import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
+import org.apache.kafka.common.header.internals.RecordHeaders;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Publishes records to Apache Kafka: one message per record to the topic its router names, keyed by the aggregate id
+ * (so one aggregate stays in one Kafka partition), the payload as value, the record's creation time as timestamp and
+ * the {@linkplain OutboxMessageHeaders outbox headers} as Kafka headers. A record counts as published when the
+ * producer's send completes: with {@code acks=all}, when every in-sync replica has it. Create the producer with
+ * {@link OutboxKafkaProducers}: idempotent, so the producer's own retries add no copies.
+ *
+ * <p>Errors: a topic that does not exist is {@link Reason#DESTINATION_NOT_FOUND} (the producer only waits for its
+ * metadata until {@code max.block.ms}; with a {@linkplain Builder#topicLookup topic lookup} the publisher asks the
+ * cluster whether the topic exists before it says so, and otherwise counts the wait as a retryable
+ * {@link Reason#TIMEOUT}); a message over {@code max.request.size} or the topic's {@code max.message.bytes}
+ * {@link Reason#TOO_LARGE}; a refused authorization {@link Reason#NOT_AUTHORIZED}; the producer's delivery timeout
+ * {@link Reason#TIMEOUT}; Kafka's retriable errors {@link Reason#REJECTED}.
+ *
+ * <p>Immutable and thread-safe; build with {@link #builder(Producer)}. The producer and the admin client are the
+ * caller's: this publisher never closes them.
+ */
+public final class KafkaOutboxPublisher implements OutboxPublisher {
+
+    private final Producer<String, byte[]> producer;
+    private final OutboxRouter<String> router;
+    private final OutboxMessageHeaders headers;
+    private final Duration acknowledgementTimeout;
+    private final @Nullable Admin topicLookup;
+
+    private KafkaOutboxPublisher(Builder builder) {
+        this.producer = builder.producer;
+        this.router = Objects.requireNonNull(builder.router, "router");
+        this.headers = builder.headers;
+        this.acknowledgementTimeout = builder.acknowledgementTimeout;
+        this.topicLookup = builder.topicLookup;
+    }
+
+    public static Builder builder(Producer<String, byte[]> producer) {
+        return new Builder(producer);
+    }
+
+    @Override
+    public CompletionStage<?> publish(OutboxRecord record) {
+        String topic = router.destinationFor(record);
+        String where = "record " + record.getId() + " to Kafka topic '" + topic + "': ";
+        RecordHeaders kafkaHeaders = new RecordHeaders();
+        headers.of(record).forEach((name, value) -> kafkaHeaders.add(name, value.getBytes(StandardCharsets.UTF_8)));
+        ProducerRecord<String, byte[]> message = new ProducerRecord<>(topic, null,
+                record.getCreatedAt().toEpochMilli(), record.getAggregateId(),
+                record.getPayload().getBytes(StandardCharsets.UTF_8), kafkaHeaders);
+        CompletableFuture<RecordMetadata> acknowledgement = new CompletableFuture<>();
+        try {
+            producer.send(message, (metadata, failure) -> {
+                if (failure == null) {
+                    acknowledgement.complete(metadata);
+                } else {
+                    acknowledgement.completeExceptionally(failure);
+                }
+            });
+        } catch (RuntimeException e) {
+            // a send can fail before it is queued: too large, no metadata within max.block.ms, producer closed
+            acknowledgement.completeExceptionally(e);
+        }
+        return acknowledgement.exceptionallyCompose(failure -> failed(where, topic, unwrap(failure)));
+    }
+
+    @Override
+    public Duration acknowledgementTimeout() {
+        return acknowledgementTimeout;
+    }
+
+    @Override
+    public String toString() {
+        return "KafkaOutboxPublisher{" + router + ", " + headers + ", acknowledgementTimeout="
+                + acknowledgementTimeout + (topicLookup == null ? "" : ", with topic lookup") + "}";
+    }
+
+    private CompletionStage<RecordMetadata> failed(String where, String topic, Throwable failure) {
+        if (failure instanceof TimeoutException && String.valueOf(failure.getMessage()).contains("metadata")) {
+            return topicLookup == null
+                    ? CompletableFuture.failedFuture(new PublishException(Reason.TIMEOUT, where
+                            + failure.getMessage() + " (the topic may not exist, or the cluster is not reachable)",
+                            failure))
+                    : lookUp(where, topic, failure);
+        }
+        return CompletableFuture.failedFuture(translate(where, failure));
+    }
+
+    /** Whether the topic exists decides between a missing destination and a cluster that did not answer. */
+    private CompletionStage<RecordMetadata> lookUp(String where, String topic, Throwable metadataTimeout) {
+        Admin admin = Objects.requireNonNull(topicLookup);
+        return admin.describeTopics(List.of(topic)).allTopicNames().toCompletionStage()
+                .<RecordMetadata>thenCompose(found -> CompletableFuture.failedFuture(new PublishException(
+                        Reason.TIMEOUT, where + metadataTimeout.getMessage() + "; the topic exists", metadataTimeout)))
+                .exceptionallyCompose(failure -> {
+                    Throwable cause = unwrap(failure);
+                    if (cause instanceof PublishException publishException) {
+                        return CompletableFuture.failedFuture(publishException);
+                    }
+                    if (cause instanceof UnknownTopicOrPartitionException) {
+                        return CompletableFuture.failedFuture(new PublishException(Reason.DESTINATION_NOT_FOUND,
+                                where + "the topic does not exist", cause));
+                    }
+                    return CompletableFuture.failedFuture(new PublishException(Reason.CONNECTION, where
+                            + metadataTimeout.getMessage() + "; the cluster could not say whether the topic exists: "
+                            + cause, metadataTimeout));
+                });
+    }
+
+    static PublishException translate(String where, Throwable failure) {
+        String what = where + failure.getClass().getSimpleName() + ": " + failure.getMessage();
+        if (failure instanceof RecordTooLargeException || failure instanceof RecordBatchTooLargeException) {
+            return new PublishException(Reason.TOO_LARGE, what, failure);
+        }
+        if (failure instanceof AuthorizationException || failure instanceof AuthenticationException) {
+            return new PublishException(Reason.NOT_AUTHORIZED, what, failure);
+        }
+        if (failure instanceof UnknownTopicOrPartitionException || failure instanceof InvalidTopicException) {
+            return new PublishException(Reason.DESTINATION_NOT_FOUND, what, failure);
+        }
+        if (failure instanceof TimeoutException) {
+            return new PublishException(Reason.TIMEOUT, what + "; the broker may have taken it", failure);
+        }
+        if (failure instanceof RetriableException) {
+            return new PublishException(Reason.REJECTED, what, failure);
+        }
+        return new PublishException(Reason.CONNECTION, what, failure);
+    }
+
+    private static Throwable unwrap(Throwable failure) {
+        Throwable cause = failure;
+        while ((cause instanceof CompletionException || cause instanceof ExecutionException)
+                && cause.getCause() != null) {
+            cause = cause.getCause();
+        }
+        return cause;
+    }
+
+    /** Not thread-safe. */
+    public static final class Builder {
+
+        private final Producer<String, byte[]> producer;
+        private @Nullable OutboxRouter<String> router;
+        private OutboxMessageHeaders headers = OutboxMessageHeaders.defaults();
+        private Duration acknowledgementTimeout = DEFAULT_ACKNOWLEDGEMENT_TIMEOUT;
+        private @Nullable Admin topicLookup;
+
+        private Builder(Producer<String, byte[]> producer) {
+            this.producer = Objects.requireNonNull(producer, "producer");
+        }
+
+        /**
+         * Where each record goes: a topic; see {@link dev.outbox.publish.EventTypeRouting} and
+         * {@link KafkaTopicRouter}. Required.
+         */
+        public Builder router(OutboxRouter<String> router) {
+            this.router = Objects.requireNonNull(router, "router");
+            return this;
+        }
+
+        public Builder headers(OutboxMessageHeaders headers) {
+            this.headers = Objects.requireNonNull(headers, "headers");
+            return this;
+        }
+
+        /**
+         * How long the engine waits for the producer's verdict before it counts the attempt as timed out; above the
+         * producer's {@code delivery.timeout.ms} ({@value OutboxKafkaProducers#DEFAULT_DELIVERY_TIMEOUT_SECONDS} s
+         * from {@link OutboxKafkaProducers}), so that the producer's own verdict comes first.
+         */
+        public Builder acknowledgementTimeout(Duration acknowledgementTimeout) {
+            if (acknowledgementTimeout.isNegative() || acknowledgementTimeout.isZero()) {
+                throw new IllegalArgumentException("acknowledgementTimeout must be positive, was "
+                        + acknowledgementTimeout);
+            }
+            this.acknowledgementTimeout = acknowledgementTimeout;
+            return this;
+        }
+
+        /**
+         * An admin client of the same cluster, asked whether a topic exists when the producer found no metadata for
+         * it: then a missing topic fails at once as {@link Reason#DESTINATION_NOT_FOUND}. Optional.
+         */
+        public Builder topicLookup(@Nullable Admin topicLookup) {
+            this.topicLookup = topicLookup;
+            return this;
+        }
+
+        public KafkaOutboxPublisher build() {
+            if (router == null) {
+                throw new IllegalArgumentException("router is required: where records go (a topic per event type)");
+            }
+            return new KafkaOutboxPublisher(this);
+        }
+    }
+}

@@ -1,0 +1,113 @@
+package dev.outbox.kafka;
+
+import dev.outbox.publish.OutboxMessageHeaders;
+import dev.outbox.testkit.DeliveryCheck.Consumed;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.producer.Producer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.serialization.StringDeserializer;
+import org.springframework.kafka.test.EmbeddedKafkaKraftBroker;
+
+/**
+ * A single-node KRaft Kafka cluster in this JVM (Spring Kafka's test broker): no Kafka server needs to be installed.
+ * Topics are created explicitly, each with a unique name; the broker creates none by itself.
+ */
+final class KafkaTestBroker implements AutoCloseable {
+
+    private final EmbeddedKafkaKraftBroker broker;
+    private final Admin admin;
+
+    private KafkaTestBroker() {
+        broker = new EmbeddedKafkaKraftBroker(1, 1);
+        broker.brokerProperty("auto.create.topics.enable", "false");
+        broker.afterPropertiesSet();
+        admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers()));
+    }
+
+    static KafkaTestBroker start() {
+        return new KafkaTestBroker();
+    }
+
+    String bootstrapServers() {
+        return broker.getBrokersAsString();
+    }
+
+    Admin admin() {
+        return admin;
+    }
+
+    /** A producer as the outbox creates it, with {@code settings} on top. */
+    Producer<String, byte[]> producer(Map<String, Object> settings) {
+        Map<String, Object> all = new java.util.HashMap<>(settings);
+        all.putIfAbsent(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers());
+        return OutboxKafkaProducers.create(all);
+    }
+
+    /** A topic named {@code prefix-<unique>} with {@code partitions} partitions and {@code config}. */
+    String createTopic(String prefix, int partitions, Map<String, String> config) {
+        String name = prefix + "-" + UUID.randomUUID().toString().replace("-", "").substring(0, 12);
+        try {
+            admin.createTopics(List.of(new NewTopic(name, partitions, (short) 1).configs(config))).all().get();
+        } catch (Exception e) {
+            throw new IllegalStateException("cannot create topic " + name, e);
+        }
+        return name;
+    }
+
+    /** Every message of the topic, reading until {@code expected} arrived or nothing came for a few seconds. */
+    List<ConsumerRecord<String, byte[]>> readAll(String topic, int expected) {
+        List<ConsumerRecord<String, byte[]>> messages = new ArrayList<>();
+        try (KafkaConsumer<String, byte[]> consumer = new KafkaConsumer<>(Map.of(
+                ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers(),
+                ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class,
+                ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class,
+                ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed"))) {
+            List<TopicPartition> partitions = consumer.partitionsFor(topic).stream()
+                    .map(info -> new TopicPartition(topic, info.partition())).toList();
+            consumer.assign(partitions);
+            consumer.seekToBeginning(partitions);
+            int emptyPolls = 0;
+            while (messages.size() < expected || emptyPolls < 2) {
+                var batch = consumer.poll(Duration.ofMillis(500));
+                emptyPolls = batch.isEmpty() ? emptyPolls + 1 : 0;
+                batch.forEach(messages::add);
+                if (emptyPolls >= 10) {
+                    break;
+                }
+            }
+        }
+        return messages;
+    }
+
+    static String header(ConsumerRecord<String, byte[]> message, String name) {
+        var header = message.headers().lastHeader(name);
+        return header == null ? null : new String(header.value(), StandardCharsets.UTF_8);
+    }
+
+    static Consumed consumed(ConsumerRecord<String, byte[]> message) {
+        return new Consumed(header(message, OutboxMessageHeaders.RECORD_ID), message.key(),
+                Long.parseLong(header(message, OutboxMessageHeaders.SEQUENCE)));
+    }
+
+    @Override
+    public void close() {
+        try {
+            admin.close();
+        } finally {
+            broker.destroy();
+        }
+    }
+}
