@@ -12,6 +12,7 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.IntSupplier;
 
 /**
  * A TCP proxy on 127.0.0.1 between a client and a server, for fault tests: {@link #cutFor(Duration)} closes every
@@ -28,7 +29,7 @@ import java.util.concurrent.atomic.AtomicLong;
 public final class TcpProxy implements AutoCloseable {
 
     private final String targetHost;
-    private final int targetPort;
+    private final IntSupplier targetPort;
     private final ServerSocket server;
     private final Set<Socket> open = ConcurrentHashMap.newKeySet();
     /** Starts at creation: an initial value far in the past would overflow the comparison in {@link #isCut()}. */
@@ -37,7 +38,7 @@ public final class TcpProxy implements AutoCloseable {
     private final AtomicInteger cuts = new AtomicInteger();
     private volatile boolean closed;
 
-    private TcpProxy(String targetHost, int targetPort) throws IOException {
+    private TcpProxy(String targetHost, IntSupplier targetPort) throws IOException {
         this.targetHost = targetHost;
         this.targetPort = targetPort;
         this.server = new ServerSocket();
@@ -48,6 +49,14 @@ public final class TcpProxy implements AutoCloseable {
     }
 
     public static TcpProxy to(String targetHost, int targetPort) {
+        return to(targetHost, () -> targetPort);
+    }
+
+    /**
+     * A proxy whose target port is known only after the proxy's own: a server that must be told the proxy's port
+     * before it starts (Kafka's advertised listener) and binds a port of its own choosing.
+     */
+    public static TcpProxy to(String targetHost, IntSupplier targetPort) {
         try {
             return new TcpProxy(targetHost, targetPort);
         } catch (IOException e) {
@@ -107,7 +116,7 @@ public final class TcpProxy implements AutoCloseable {
                 continue;
             }
             try {
-                Socket upstream = new Socket(targetHost, targetPort);
+                Socket upstream = new Socket(targetHost, targetPort.getAsInt());
                 client.setTcpNoDelay(true);
                 upstream.setTcpNoDelay(true);
                 open.add(client);

@@ -2,11 +2,13 @@ package dev.outbox.kafka;
 
 import dev.outbox.publish.OutboxMessageHeaders;
 import dev.outbox.testkit.DeliveryCheck.Consumed;
+import dev.outbox.testkit.TcpProxy;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.UUID;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
@@ -17,8 +19,10 @@ import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.network.ListenerName;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.StringDeserializer;
+import org.jspecify.annotations.Nullable;
 import org.springframework.kafka.test.EmbeddedKafkaKraftBroker;
 
 /**
@@ -30,15 +34,34 @@ final class KafkaTestBroker implements AutoCloseable {
     private final EmbeddedKafkaKraftBroker broker;
     private final Admin admin;
 
-    private KafkaTestBroker() {
+    private final @Nullable TcpProxy proxy;
+
+    private KafkaTestBroker(boolean behindProxy) {
         broker = new EmbeddedKafkaKraftBroker(1, 1);
         broker.brokerProperty("auto.create.topics.enable", "false");
+        if (behindProxy) {
+            // the broker tells clients to connect to the proxy: every connection after the bootstrap goes through it
+            proxy = TcpProxy.to("127.0.0.1", () -> broker.getCluster().brokers().values().iterator().next()
+                    .boundPort(new ListenerName("EXTERNAL")));
+            broker.brokerProperty("advertised.listeners", "EXTERNAL://127.0.0.1:" + proxy.port());
+        } else {
+            proxy = null;
+        }
         broker.afterPropertiesSet();
         admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers()));
     }
 
     static KafkaTestBroker start() {
-        return new KafkaTestBroker();
+        return new KafkaTestBroker(false);
+    }
+
+    /** A broker that clients reach only through a {@link TcpProxy}, for connection cuts. */
+    static KafkaTestBroker startBehindProxy() {
+        return new KafkaTestBroker(true);
+    }
+
+    TcpProxy proxy() {
+        return Objects.requireNonNull(proxy, "started without a proxy");
     }
 
     String bootstrapServers() {
@@ -108,6 +131,9 @@ final class KafkaTestBroker implements AutoCloseable {
             admin.close();
         } finally {
             broker.destroy();
+            if (proxy != null) {
+                proxy.close();
+            }
         }
     }
 }
