@@ -114,10 +114,10 @@ public abstract class InstanceStoreContract {
 
     @Test
     public final void concurrentRegistrationsOfOneIdLeaveExactlyOneActiveRow() throws Exception {
-        int threads = 4;
+        int threads = 8;
         ExecutorService executor = Executors.newFixedThreadPool(threads);
         try {
-            for (int round = 0; round < 10; round++) {
+            for (int round = 0; round < 50; round++) {
                 instanceStore().remove("node-a");
                 CyclicBarrier start = new CyclicBarrier(threads);
                 List<Future<?>> futures = new ArrayList<>();

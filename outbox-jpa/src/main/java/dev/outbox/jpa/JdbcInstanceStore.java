@@ -32,7 +32,7 @@ import org.springframework.jdbc.core.namedparam.NamedParameterJdbcTemplate;
 public final class JdbcInstanceStore implements InstanceStore {
 
     private static final Logger log = LoggerFactory.getLogger(JdbcInstanceStore.class);
-    private static final int MAX_REGISTER_ATTEMPTS = 3;
+    private static final int MAX_REGISTER_ATTEMPTS = 10;
 
     private final NamedParameterJdbcTemplate jdbc;
     private final DatabaseDialect dialect;
@@ -61,7 +61,8 @@ public final class JdbcInstanceStore implements InstanceStore {
 
     /**
      * Update first (a restart keeps its id); insert when there is no row; on a lost insert race, update again. InnoDB
-     * may end concurrent inserts of one id in a deadlock instead of a duplicate key: the loser tries again.
+     * may end concurrent registrations of one id in a deadlock, on the insert or on either update: the loser tries the
+     * whole registration again.
      */
     @Override
     public void register(String instanceId, String hostname, int port) {
@@ -69,24 +70,29 @@ public final class JdbcInstanceStore implements InstanceStore {
         Objects.requireNonNull(hostname, "hostname");
         Map<String, Object> row = Map.of("instanceId", instanceId, "hostname", hostname, "port", port);
         for (int attempt = 1; ; attempt++) {
-            if (jdbc.update(registerUpdate, row) == 1) {
-                log.debug("Outbox instance {} registered again", instanceId);
-                return;
-            }
             try {
-                jdbc.update(registerInsert, row);
-                return;
-            } catch (DuplicateKeyException e) {
-                if (jdbc.update(registerUpdate, row) != 1) {
-                    throw new IllegalStateException("Outbox: cannot register instance " + instanceId
-                            + ": its row was inserted and removed concurrently", e);
-                }
+                registerOnce(instanceId, row);
                 return;
             } catch (PessimisticLockingFailureException e) {
                 if (attempt == MAX_REGISTER_ATTEMPTS) {
                     throw e;
                 }
                 log.debug("Outbox instance {}: registration lost a lock race; trying again", instanceId);
+            }
+        }
+    }
+
+    private void registerOnce(String instanceId, Map<String, Object> row) {
+        if (jdbc.update(registerUpdate, row) == 1) {
+            log.debug("Outbox instance {} registered again", instanceId);
+            return;
+        }
+        try {
+            jdbc.update(registerInsert, row);
+        } catch (DuplicateKeyException e) {
+            if (jdbc.update(registerUpdate, row) != 1) {
+                throw new IllegalStateException("Outbox: cannot register instance " + instanceId
+                        + ": its row was inserted and removed concurrently", e);
             }
         }
     }
