@@ -2,6 +2,8 @@ package dev.outbox.boot.cluster;
 
 import static org.awaitility.Awaitility.await;
 
+import dev.outbox.OutboxRecord;
+import dev.outbox.OutboxRecordStatus;
 import dev.outbox.jpa.OutboxSchemaInitializer;
 import dev.outbox.jpa.dialect.DatabaseDialect;
 import dev.outbox.jpa.testing.TestDatabase;
@@ -58,8 +60,8 @@ final class ClusterHarness implements AutoCloseable {
 
     private static final int ROWS_PER_TRANSACTION = 1_000;
     private static final String INSERT_RECORD = "INSERT INTO outbox_record"
-            + " (id, status, aggregate_id, event_type, payload, partition_no, created_at, retry_count, next_retry_at)"
-            + " VALUES (?, 'NEW', ?, 'Test', ?, ?, {now}, 0, {now})";
+            + " (id, status, aggregate_id, event_type, payload, partition_no, created_at, retry_count, next_retry_at,"
+            + " handler_id) VALUES (?, 'NEW', ?, 'Test', ?, ?, {now}, 0, {now}, ?)";
 
     private final TestDatabase database;
     private final DatabaseDialect dialect;
@@ -70,6 +72,8 @@ final class ClusterHarness implements AutoCloseable {
     private final Set<String> expectedAlive = new HashSet<>();
     /** When set, nodes reach the database through this local port (a {@link TcpProxy}) instead of directly. */
     private int nodeDatabasePort;
+    /** The handler the inserted records are addressed to: empty for the nodes' record processor. */
+    private String recordHandlerId = "";
     private int roundsInserted;
     private long recordsInserted;
 
@@ -245,6 +249,7 @@ final class ClusterHarness implements AutoCloseable {
                         insert.setString(2, aggregateId);
                         insert.setString(3, "{\"aggregate\":" + aggregate + ",\"n\":" + round + "}");
                         insert.setInt(4, PartitionHasher.partitionOf(aggregateId));
+                        insert.setString(5, recordHandlerId);
                         insert.addBatch();
                         if (++pending == ROWS_PER_TRANSACTION) {
                             insert.executeBatch();
@@ -261,6 +266,22 @@ final class ClusterHarness implements AutoCloseable {
         }
         roundsInserted += recordsPerAggregate;
         recordsInserted += (long) aggregates * recordsPerAggregate;
+    }
+
+    /** Records inserted from now on are addressed to {@code handlerId} (a publisher's) instead of the processor. */
+    void addressRecordsTo(String handlerId) {
+        this.recordHandlerId = handlerId;
+    }
+
+    /** Every record as stored now. */
+    List<OutboxRecord> storedRecords() {
+        return jdbc.query("SELECT id, aggregate_id, event_type, payload, partition_no, created_at, status,"
+                + " sequence_no, handler_id FROM outbox_record", (rs, row) -> OutboxRecord.restore()
+                .id(rs.getString("id")).aggregateId(rs.getString("aggregate_id"))
+                .eventType(rs.getString("event_type")).payload(rs.getString("payload"))
+                .partition(rs.getInt("partition_no")).createdAt(instant(rs, "created_at"))
+                .status(OutboxRecordStatus.valueOf(rs.getString("status"))).sequence(rs.getLong("sequence_no"))
+                .handlerId(rs.getString("handler_id")).build());
     }
 
     long recordsInserted() {
