@@ -6,7 +6,8 @@ import java.util.Arrays;
 /**
  * Entry point of {@code outbox-benchmark.jar}. Without {@code --role} (or with {@code --role=driver}) it runs the
  * benchmark ({@link BenchmarkDriver}); with {@code --role=node} it is one processing instance ({@link BenchmarkNode}),
- * which the driver starts itself.
+ * which the driver starts itself; with {@code --publishers} it runs the publisher benchmark
+ * ({@link PublisherBenchmark}).
  */
 public final class BenchmarkApplication {
 
@@ -16,6 +17,10 @@ public final class BenchmarkApplication {
     public static void main(String[] args) throws Exception {
         if (Arrays.asList(args).contains("--role=node")) {
             BenchmarkNode.run(args);
+            return;
+        }
+        if (Arrays.asList(args).contains(PublisherBenchmark.FLAG)) {
+            System.exit(runPublishers(args));
             return;
         }
         BenchmarkOptions options;
@@ -44,5 +49,16 @@ public final class BenchmarkApplication {
             exitCode = 1;
         }
         System.exit(exitCode);
+    }
+
+    private static int runPublishers(String[] args) {
+        PublisherBenchmark.Options options;
+        try {
+            options = PublisherBenchmark.Options.parse(args);
+        } catch (IllegalArgumentException e) {
+            System.err.println("outbox-benchmark --publishers: " + e.getMessage());
+            return 2;
+        }
+        return PublisherBenchmark.run(options).passed() ? 0 : 3;
     }
 }

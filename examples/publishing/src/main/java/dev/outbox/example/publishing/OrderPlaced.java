@@ -1,0 +1,5 @@
+package dev.outbox.example.publishing;
+
+/** An order was placed. */
+public record OrderPlaced(String orderId, long amountCents) {
+}

@@ -1,0 +1,50 @@
+package dev.outbox.example.publishing;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.stereotype.Component;
+
+/**
+ * What the consumer of the active profile received. A consumer deduplicates by the {@code outbox-record-id} header:
+ * a record whose acknowledgement was lost is published again (at least once).
+ */
+@Component
+public class ReceivedMessages {
+
+    private static final Logger log = LoggerFactory.getLogger(ReceivedMessages.class);
+
+    private final List<Message> messages = new CopyOnWriteArrayList<>();
+
+    /** One message, as the consumer read it from the broker. */
+    public record Message(String recordId, String eventType, String orderId, long sequence, String payload) {
+    }
+
+    void received(Message message) {
+        if (messages.stream().anyMatch(seen -> seen.recordId().equals(message.recordId()))) {
+            log.info("Duplicate of record {} dropped", message.recordId());
+            return;
+        }
+        messages.add(message);
+        log.info("Received {} of {} (sequence {}): {}", message.eventType(), message.orderId(), message.sequence(),
+                message.payload());
+    }
+
+    public List<Message> messages() {
+        return List.copyOf(messages);
+    }
+
+    /** Waits until {@code count} messages have arrived; false when they did not within {@code deadline}. */
+    boolean await(int count, Duration deadline) throws InterruptedException {
+        long end = System.nanoTime() + deadline.toNanos();
+        while (messages.size() < count) {
+            if (System.nanoTime() > end) {
+                return false;
+            }
+            Thread.sleep(50);
+        }
+        return true;
+    }
+}
