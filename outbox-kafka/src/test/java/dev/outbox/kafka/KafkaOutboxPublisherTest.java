@@ -184,7 +184,9 @@ class KafkaOutboxPublisherTest {
                 .containsEntry(ProducerConfig.LINGER_MS_CONFIG, 7)
                 .containsEntry(ProducerConfig.MAX_BLOCK_MS_CONFIG, 5_000)
                 .containsEntry(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, 20_000)
+                .containsEntry(ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, 10_000)
                 .doesNotContainKey(ProducerConfig.TRANSACTIONAL_ID_CONFIG);
+        assertThat(OutboxKafkaProducers.settings(Map.of())).containsEntry(ProducerConfig.LINGER_MS_CONFIG, 0);
         assertThatThrownBy(() -> KafkaOutboxPublisher.builder(producer).build())
                 .hasMessageStartingWith("router is required");
         assertThatThrownBy(() -> KafkaOutboxPublisher.builder(producer).acknowledgementTimeout(Duration.ZERO))

@@ -2,6 +2,7 @@ package dev.outbox.benchmark;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.outbox.testkit.TestBrokers;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.SQLException;
@@ -99,6 +100,46 @@ class BenchmarkSmokeTest {
                 + checks.path("violationExamples")).isZero();
         assertThat(checks.path("missing").asLong()).as(name + " missing").isZero();
         assertThat(checks.path("distinctRecords").asLong()).as(name + " handled").isEqualTo(records);
+    }
+
+    /**
+     * The publisher benchmark with tiny parameters: every target measured, and every destination holds each record
+     * once, in order. RabbitMQ and NATS are found as in the publishers' own tests ({@code OUTBOX_TEST_RABBITMQ_URL},
+     * {@code OUTBOX_TEST_NATS_URL}, else the local servers).
+     */
+    @Test
+    @Timeout(value = 300, unit = TimeUnit.SECONDS)
+    void everyPublisherIsMeasuredAndEveryDestinationHoldsEachRecordInOrder() throws Exception {
+        String url = env("OUTBOX_TEST_POSTGRES_URL", BenchmarkOptions.DEFAULT_URL);
+        String user = env("OUTBOX_TEST_POSTGRES_USER", "postgres");
+        String password = env("OUTBOX_TEST_POSTGRES_PASSWORD", "");
+        requireDatabase(url, user, password);
+        String rabbitmq = TestBrokers.require("RABBITMQ", "amqp://guest:guest@127.0.0.1:5672");
+        String nats = TestBrokers.require("NATS", "nats://127.0.0.1:4222");
+        Path out = Path.of("target", "benchmark-smoke", "publisher-benchmark.json");
+
+        PublisherBenchmark.Outcome outcome = PublisherBenchmark.run(PublisherBenchmark.Options.parse(new String[] {
+            "--publishers", "--url=" + url, "--user=" + user, "--password=" + password, "--records=2000",
+            "--aggregates=200", "--latency-rate=100", "--latency-seconds=2", "--rabbitmq-url=" + rabbitmq,
+            "--nats-url=" + nats, "--out=" + out}));
+
+        JsonNode measurements = JsonMapper.builder().build().readTree(out.toFile()).path("measurements");
+        for (String name : List.of("noop", "kafka", "rabbitmq", "nats")) {
+            JsonNode measured = measurements.path(name);
+            assertThat(measured.has("error")).as(name + ": " + measured.path("error")).isFalse();
+            assertThat(measured.path("drainRecordsPerSecond").asDouble()).as(name).isPositive();
+            assertThat(measured.path("drainRatioToNoop").asDouble()).as(name).isPositive();
+            assertThat(measured.path("latency").path("count").asInt()).as(name).isEqualTo(200);
+            if (!name.equals("noop")) {
+                JsonNode readBack = measured.path("readBack");
+                assertThat(readBack.path("written").asInt()).as(name + ": warm-up, drain, latency").isEqualTo(2600);
+                assertThat(readBack.path("missing").asInt()).as(name + " missing").isZero();
+                assertThat(readBack.path("unknown").asInt()).as(name + " unknown").isZero();
+                assertThat(readBack.path("aggregatesOutOfOrder").asInt()).as(name + " out of order").isZero();
+                assertThat(measured.path("handlerIds").get(0).asString()).isEqualTo(name);
+            }
+        }
+        assertThat(outcome.passed()).isTrue();
     }
 
     private static void requireDatabase(String url, String user, String password) {
