@@ -130,6 +130,7 @@ class BenchmarkSmokeTest {
             assertThat(measured.path("drainRecordsPerSecond").asDouble()).as(name).isPositive();
             assertThat(measured.path("drainRatioToNoop").asDouble()).as(name).isPositive();
             assertThat(measured.path("latency").path("count").asInt()).as(name).isEqualTo(200);
+            assertThat(measured.path("withoutAcknowledgement").asInt()).as(name).isZero();
             if (!name.equals("noop")) {
                 JsonNode readBack = measured.path("readBack");
                 assertThat(readBack.path("written").asInt()).as(name + ": warm-up, drain, latency").isEqualTo(2600);

@@ -2,6 +2,8 @@ package dev.outbox.example.publishing;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -17,13 +19,14 @@ public class ReceivedMessages {
     private static final Logger log = LoggerFactory.getLogger(ReceivedMessages.class);
 
     private final List<Message> messages = new CopyOnWriteArrayList<>();
+    private final Set<String> recordIds = ConcurrentHashMap.newKeySet();
 
     /** One message, as the consumer read it from the broker. */
     public record Message(String recordId, String eventType, String orderId, long sequence, String payload) {
     }
 
     void received(Message message) {
-        if (messages.stream().anyMatch(seen -> seen.recordId().equals(message.recordId()))) {
+        if (!recordIds.add(message.recordId())) {
             log.info("Duplicate of record {} dropped", message.recordId());
             return;
         }
