@@ -71,11 +71,11 @@ public final class ConnectionCut {
         int records = aggregates * recordsPerAggregate;
         List<OutboxRecord> written = rig.write(aggregates, recordsPerAggregate, "OrderPlaced");
         rig.startProcessing();
-        await().atMost(deadline).pollInterval(Duration.ofMillis(10))
+        await().dontCatchUncaughtExceptions().atMost(deadline).pollInterval(Duration.ofMillis(10))
                 .until(() -> rig.count(OutboxRecordStatus.COMPLETED) >= records / 10);
         long completedAtCut = rig.count(OutboxRecordStatus.COMPLETED);
         proxy.cutFor(cut);
-        await().atMost(deadline).until(() -> !proxy.isCut());
+        await().dontCatchUncaughtExceptions().atMost(deadline).until(() -> !proxy.isCut());
         long completedDuringCut = rig.count(OutboxRecordStatus.COMPLETED) - completedAtCut;
         rig.awaitAllCompleted(deadline);
         List<OutboxRecord> stored = written.stream().map(rig::stored).toList();

@@ -33,6 +33,10 @@ import java.util.concurrent.atomic.AtomicLong;
  *     rig.awaitAllCompleted(Duration.ofSeconds(120));
  * }
  * }</pre>
+ *
+ * <p>Its waits ignore exceptions thrown on other threads (Awaitility would fail on them by default): a broker client's
+ * own threads may throw while a connection goes down (Spring AMQP's channel cache, waiting for the confirms of a
+ * channel the broker closed, throws on its pool thread). What the engine saw is what these tests judge.
  */
 public final class PublishingRig implements AutoCloseable {
 
@@ -97,7 +101,7 @@ public final class PublishingRig implements AutoCloseable {
 
     /** Waits until every record is COMPLETED; fails at once when one is FAILED. */
     public void awaitAllCompleted(Duration deadline) {
-        await().atMost(deadline).pollInterval(Duration.ofMillis(200)).until(() -> {
+        await().dontCatchUncaughtExceptions().atMost(deadline).pollInterval(Duration.ofMillis(200)).until(() -> {
             List<OutboxRecord> failed = store.findByStatus(OutboxRecordStatus.FAILED, 5);
             if (!failed.isEmpty()) {
                 throw new AssertionError("records FAILED: " + failed.stream()
@@ -109,7 +113,7 @@ public final class PublishingRig implements AutoCloseable {
 
     /** Waits until the record has left NEW, and returns it as stored. */
     public OutboxRecord awaitSettled(OutboxRecord record, Duration deadline) {
-        await().atMost(deadline).pollInterval(Duration.ofMillis(100))
+        await().dontCatchUncaughtExceptions().atMost(deadline).pollInterval(Duration.ofMillis(100))
                 .until(() -> stored(record).getStatus() != OutboxRecordStatus.NEW);
         return stored(record);
     }

@@ -13,6 +13,8 @@ import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.jspecify.annotations.Nullable;
 import org.springframework.amqp.AmqpAuthenticationException;
 import org.springframework.amqp.AmqpException;
@@ -47,6 +49,7 @@ public final class RabbitOutboxPublisher implements OutboxPublisher {
     private static final String NOT_FOUND = "reply-code=404";
     private static final String ACCESS_REFUSED = "reply-code=403";
     private static final String PRECONDITION_FAILED = "reply-code=406";
+    private static final Pattern MAX_SIZE = Pattern.compile("larger than configured max size (\\d+)");
 
     private final RabbitTemplate template;
     private final OutboxRouter<RabbitDestination> router;
@@ -74,12 +77,14 @@ public final class RabbitOutboxPublisher implements OutboxPublisher {
                 + "' with routing key '" + routingKey + "': ";
         // unique per send: a re-send of the record must not meet the confirm of an earlier attempt
         CorrelationData correlation = new CorrelationData(record.getId() + "#" + sends.incrementAndGet());
+        Message message = message(record);
+        long size = message.getBody().length;
         try {
-            template.send(destination.exchange(), routingKey, message(record), correlation);
+            template.send(destination.exchange(), routingKey, message, correlation);
         } catch (AmqpAuthenticationException e) {
             throw new PublishException(Reason.NOT_AUTHORIZED, where + e.getMessage(), e);
         } catch (AmqpException e) {
-            throw translate(where, describe(e), e);
+            throw translate(where, destination.exchange(), size, describe(e), e);
         }
         return correlation.getFuture().thenCompose(confirm -> {
             ReturnedMessage returned = correlation.getReturned();
@@ -93,7 +98,7 @@ public final class RabbitOutboxPublisher implements OutboxPublisher {
             }
             return CompletableFuture.failedFuture(confirm.reason() == null
                     ? new PublishException(Reason.REJECTED, where + "negatively acknowledged by the broker")
-                    : translate(where, confirm.reason(), null));
+                    : translate(where, destination.exchange(), size, confirm.reason(), null));
         });
     }
 
@@ -122,17 +127,23 @@ public final class RabbitOutboxPublisher implements OutboxPublisher {
 
     /**
      * A channel the broker closed, or a connection that failed, by its reply code: the broker says 404 for a missing
-     * exchange, 403 for a refused permission, 406 for a message over its size limit.
+     * exchange, 403 for a refused permission, 406 for a message over its size limit. Channels are shared: when the
+     * broker closes one for another message, every message in flight on it is refused with that message's reason. So a
+     * refusal counts as this record's only when it names this record's exchange (404, 403) or a limit this message is
+     * over (406); otherwise the outcome is unknown, and the record is retried as after a lost connection.
      */
-    static PublishException translate(String where, String failure, @Nullable Throwable cause) {
-        if (failure.contains(NOT_FOUND)) {
+    static PublishException translate(String where, String exchange, long size, String failure,
+            @Nullable Throwable cause) {
+        boolean namesExchange = failure.contains("exchange '" + exchange + "'");
+        if (failure.contains(NOT_FOUND) && namesExchange) {
             return new PublishException(Reason.DESTINATION_NOT_FOUND, where + failure, cause);
         }
-        if (failure.contains(ACCESS_REFUSED)) {
+        if (failure.contains(ACCESS_REFUSED) && namesExchange) {
             return new PublishException(Reason.NOT_AUTHORIZED, where + failure, cause);
         }
-        if (failure.contains(PRECONDITION_FAILED) && failure.contains("larger than")) {
-            return new PublishException(Reason.TOO_LARGE, where + failure, cause);
+        Matcher limit = MAX_SIZE.matcher(failure);
+        if (failure.contains(PRECONDITION_FAILED) && limit.find() && size > Long.parseLong(limit.group(1))) {
+            return new PublishException(Reason.TOO_LARGE, where + size + " bytes: " + failure, cause);
         }
         return new PublishException(Reason.CONNECTION, where + failure, cause);
     }

@@ -120,7 +120,9 @@ class RabbitOutboxPublisherTest {
 
             OutboxRecord failed = rig.awaitSettled(noExchange, DEADLINE);
             assertThat(failed.getStatus()).isEqualTo(OutboxRecordStatus.FAILED);
-            assertThat(failed.getRetryCount()).isZero();
+            // Spring AMQP may close the channel itself before the broker's 404 arrives: that attempt's outcome is
+            // unknown, and it is retried once; the broker's 404 is never retried.
+            assertThat(failed.getRetryCount()).isLessThanOrEqualTo(1);
             assertThat(failed.getLastError()).contains("exchange '" + missingExchange + "'")
                     .contains("routing key 'NoExchange'").contains("NOT_FOUND - no exchange");
 
@@ -136,8 +138,11 @@ class RabbitOutboxPublisherTest {
 
             assertThat(fine).allSatisfy(record -> assertThat(rig.awaitSettled(record, DEADLINE).getStatus())
                     .isEqualTo(OutboxRecordStatus.COMPLETED));
-            assertThat(rig.failuresByReason()).containsOnly(Map.entry(Reason.DESTINATION_NOT_FOUND, 1L),
-                    Map.entry(Reason.UNROUTABLE, 1L), Map.entry(Reason.NO_DESTINATION, 1L));
+            assertThat(rig.failuresByReason()).containsEntry(Reason.DESTINATION_NOT_FOUND, 1L)
+                    .containsEntry(Reason.UNROUTABLE, 1L).containsEntry(Reason.NO_DESTINATION, 1L);
+            assertThat(rig.failuresByReason().keySet()).as("no other cause, a channel closed under a send aside")
+                    .isSubsetOf(Reason.DESTINATION_NOT_FOUND, Reason.UNROUTABLE, Reason.NO_DESTINATION,
+                            Reason.CONNECTION);
         }
         assertThat(broker.takeAll(queue)).hasSize(100);
     }
@@ -153,11 +158,11 @@ class RabbitOutboxPublisherTest {
         try (PublishingRig rig = PublishingRig.start("rabbitmq", publisher,
                 OutboxRetryPolicy.fixed(Duration.ofMillis(100)).withMaxRetries(1_000))) {
             List<OutboxRecord> written = rig.write(1, 6, "OrderPlaced");
-            await().atMost(DEADLINE).until(() -> rig.failures(Reason.REJECTED) >= 3);
+            await().dontCatchUncaughtExceptions().atMost(DEADLINE).until(() -> rig.failures(Reason.REJECTED) >= 3);
             assertThat(rig.count(OutboxRecordStatus.COMPLETED)).as("the queue holds two").isEqualTo(2);
 
             List<Message> consumed = new ArrayList<>();
-            await().atMost(DEADLINE).until(() -> {
+            await().dontCatchUncaughtExceptions().atMost(DEADLINE).until(() -> {
                 for (Message message = broker.take(queue); message != null; message = broker.take(queue)) {
                     consumed.add(message);
                 }
@@ -174,27 +179,39 @@ class RabbitOutboxPublisherTest {
     }
 
     @Test
-    void theBrokersRefusalsOfPermissionAndSizeAreNotRetried() {
+    void aRefusalCountsAsTheRecordsOnlyWhenItNamesItsExchangeOrALimitItIsOver() {
         // the texts RabbitMQ closes a channel with; no test user here lacks a permission, and no message of the
         // outbox's size limit reaches the broker's default maximum of 128 MiB
+        String accessRefused = "channel error; protocol method: #method<channel.close>(reply-code=403, reply-text="
+                + "ACCESS_REFUSED - write access to exchange 'orders' in vhost '/' refused for user 'app', "
+                + "class-id=60, method-id=40)";
         PublishException refused = RabbitOutboxPublisher.translate("record r1 to RabbitMQ exchange 'orders': ",
-                "channel error; protocol method: #method<channel.close>(reply-code=403, reply-text=ACCESS_REFUSED - "
-                        + "write access to exchange 'orders' in vhost '/' refused for user 'app', class-id=60, "
-                        + "method-id=40)", null);
+                "orders", 10, accessRefused, null);
         assertThat(refused.reason()).isEqualTo(Reason.NOT_AUTHORIZED);
         assertThat(refused.isRetryable()).isFalse();
         assertThat(refused.getMessage()).startsWith("record r1 to RabbitMQ exchange 'orders': ")
                 .contains("ACCESS_REFUSED");
+        assertThat(RabbitOutboxPublisher.translate("record r2: ", "payments", 10, accessRefused, null).reason())
+                .as("another exchange's refusal on a shared channel").isEqualTo(Reason.CONNECTION);
 
-        PublishException tooLarge = RabbitOutboxPublisher.translate("record r2: ",
-                "channel error; protocol method: #method<channel.close>(reply-code=406, reply-text="
-                        + "PRECONDITION_FAILED - message size 2048 is larger than configured max size 1024, "
-                        + "class-id=60, method-id=40)", null);
-        assertThat(tooLarge.reason()).isEqualTo(Reason.TOO_LARGE);
-        assertThat(tooLarge.isRetryable()).isFalse();
-
-        assertThat(RabbitOutboxPublisher.translate("record r3: ", "Connection refused", null).reason())
+        String notFound = "channel error; protocol method: #method<channel.close>(reply-code=404, reply-text="
+                + "NOT_FOUND - no exchange 'orders' in vhost '/', class-id=60, method-id=40)";
+        assertThat(RabbitOutboxPublisher.translate("record r3: ", "orders", 10, notFound, null).reason())
+                .isEqualTo(Reason.DESTINATION_NOT_FOUND);
+        assertThat(RabbitOutboxPublisher.translate("record r4: ", "payments", 10, notFound, null).reason())
                 .isEqualTo(Reason.CONNECTION);
+
+        String tooLarge = "channel error; protocol method: #method<channel.close>(reply-code=406, reply-text="
+                + "PRECONDITION_FAILED - message size 2048 is larger than configured max size 1024, "
+                + "class-id=60, method-id=40)";
+        PublishException overLimit = RabbitOutboxPublisher.translate("record r5: ", "orders", 2048, tooLarge, null);
+        assertThat(overLimit.reason()).isEqualTo(Reason.TOO_LARGE);
+        assertThat(overLimit.isRetryable()).isFalse();
+        assertThat(RabbitOutboxPublisher.translate("record r6: ", "orders", 100, tooLarge, null).reason())
+                .as("a small message on the channel another one was too large for").isEqualTo(Reason.CONNECTION);
+
+        assertThat(RabbitOutboxPublisher.translate("record r7: ", "orders", 10, "Connection refused", null)
+                .reason()).isEqualTo(Reason.CONNECTION);
     }
 
     @Test
