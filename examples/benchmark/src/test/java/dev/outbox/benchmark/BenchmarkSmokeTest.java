@@ -119,8 +119,8 @@ class BenchmarkSmokeTest {
         Path out = Path.of("target", "benchmark-smoke", "publisher-benchmark.json");
 
         PublisherBenchmark.Outcome outcome = PublisherBenchmark.run(PublisherBenchmark.Options.parse(new String[] {
-            "--publishers", "--url=" + url, "--user=" + user, "--password=" + password, "--records=2000",
-            "--aggregates=200", "--latency-rate=100", "--latency-seconds=2", "--rabbitmq-url=" + rabbitmq,
+            "--publishers", "--url=" + url, "--user=" + user, "--password=" + password, "--records=1000",
+            "--aggregates=100", "--latency-rate=100", "--latency-seconds=1", "--rabbitmq-url=" + rabbitmq,
             "--nats-url=" + nats, "--out=" + out}));
 
         JsonNode measurements = JsonMapper.builder().build().readTree(out.toFile()).path("measurements");
@@ -129,11 +129,11 @@ class BenchmarkSmokeTest {
             assertThat(measured.has("error")).as(name + ": " + measured.path("error")).isFalse();
             assertThat(measured.path("drainRecordsPerSecond").asDouble()).as(name).isPositive();
             assertThat(measured.path("drainRatioToNoop").asDouble()).as(name).isPositive();
-            assertThat(measured.path("latency").path("count").asInt()).as(name).isEqualTo(200);
+            assertThat(measured.path("latency").path("count").asInt()).as(name).isEqualTo(100);
             assertThat(measured.path("withoutAcknowledgement").asInt()).as(name).isZero();
             if (!name.equals("noop")) {
                 JsonNode readBack = measured.path("readBack");
-                assertThat(readBack.path("written").asInt()).as(name + ": warm-up, drain, latency").isEqualTo(2600);
+                assertThat(readBack.path("written").asInt()).as(name + ": warm-up, drain, latency").isEqualTo(1300);
                 assertThat(readBack.path("missing").asInt()).as(name + " missing").isZero();
                 assertThat(readBack.path("unknown").asInt()).as(name + " unknown").isZero();
                 assertThat(readBack.path("aggregatesOutOfOrder").asInt()).as(name + " out of order").isZero();

@@ -37,7 +37,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
 @Timeout(value = 5, unit = TimeUnit.MINUTES)
 class PublishingClusterTest {
 
-    private static final int AGGREGATES = 2_000;
+    private static final int AGGREGATES = 1_000;
     private static final int RECORDS_PER_AGGREGATE = 10;
 
     @Test
