@@ -140,7 +140,8 @@ public final class NatsOutboxPublisher implements OutboxPublisher {
     @Override
     public String toString() {
         return "NatsOutboxPublisher{" + router + ", " + headers + ", publishTimeout=" + publishTimeout
-                + ", acknowledgementTimeout=" + acknowledgementTimeout + (expectedStream == null ? "" : ", expectedStream=" + expectedStream) + "}";
+                + ", acknowledgementTimeout=" + acknowledgementTimeout
+                + (expectedStream == null ? "" : ", expectedStream=" + expectedStream) + "}";
     }
 
     private PublishException translate(OutboxRecord record, String subject, Throwable failure) {
@@ -162,7 +163,8 @@ public final class NatsOutboxPublisher implements OutboxPublisher {
         }
         if (failure instanceof TimeoutException || failure instanceof CancellationException) {
             return new PublishException(Reason.TIMEOUT, what + "no acknowledgement from JetStream within "
-                    + publishTimeout + " (connection " + connection.getStatus() + "); it may have been stored", failure);
+                    + publishTimeout + " (connection " + connection.getStatus() + "); it may have been stored",
+                    failure);
         }
         return new PublishException(Reason.CONNECTION, what + "connection " + connection.getStatus() + ": " + failure,
                 failure);

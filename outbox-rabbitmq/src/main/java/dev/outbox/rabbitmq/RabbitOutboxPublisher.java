@@ -206,9 +206,9 @@ public final class RabbitOutboxPublisher implements OutboxPublisher {
                 throw new IllegalArgumentException("the connection factory must have correlated publisher confirms "
                         + "and returns (publisherConfirms=" + connectionFactory.isPublisherConfirms()
                         + ", publisherReturns=" + connectionFactory.isPublisherReturns() + "): set "
-                        + "spring.rabbitmq.publisher-confirm-type=correlated and spring.rabbitmq.publisher-returns=true,"
-                        + " or CachingConnectionFactory.setPublisherConfirmType(CORRELATED) and "
-                        + "setPublisherReturns(true)");
+                        + "spring.rabbitmq.publisher-confirm-type=correlated and "
+                        + "spring.rabbitmq.publisher-returns=true, or "
+                        + "CachingConnectionFactory.setPublisherConfirmType(CORRELATED) and setPublisherReturns(true)");
             }
             return new RabbitOutboxPublisher(this);
         }

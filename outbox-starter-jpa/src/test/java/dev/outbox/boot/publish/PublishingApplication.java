@@ -86,7 +86,8 @@ public class PublishingApplication {
 
         OutboxRecordRepository records = app.getBean(OutboxRecordRepository.class);
         List<String> orders = IntStream.rangeClosed(1, ORDERS).mapToObj(order -> "order-" + order).toList();
-        await().dontCatchUncaughtExceptions().atMost(DEADLINE).until(() -> orders.stream().flatMap(id -> records.findByAggregateId(id).stream())
+        await().dontCatchUncaughtExceptions().atMost(DEADLINE).until(() -> orders.stream()
+                .flatMap(id -> records.findByAggregateId(id).stream())
                 .allMatch(record -> record.getStatus() == OutboxRecordStatus.COMPLETED));
         List<OutboxRecord> written = new ArrayList<>();
         orders.forEach(id -> written.addAll(records.findByAggregateId(id)));

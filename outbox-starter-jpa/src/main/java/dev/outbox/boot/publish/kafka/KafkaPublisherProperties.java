@@ -18,8 +18,9 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  *
  * @param enabled publish to Kafka
  * @param bootstrapServers the cluster, when the application has no Spring Kafka; ignored otherwise
- * @param producer producer settings on top of the application's, e.g. {@code outbox.kafka.producer.compression.type=zstd};
- *     idempotence, {@code acks=all}, the serializers and no transactional id are the outbox's and cannot be changed
+ * @param producer producer settings on top of the application's, e.g.
+ *     {@code outbox.kafka.producer.compression.type=zstd}; idempotence, {@code acks=all}, the serializers and no
+ *     transactional id are the outbox's and cannot be changed
  * @param handlerId the publisher's handler id: its records are stored under it, with their own status and retries;
  *     change it only when none of its records is pending
  * @param eventTypes the event types published; empty (the default) publishes all

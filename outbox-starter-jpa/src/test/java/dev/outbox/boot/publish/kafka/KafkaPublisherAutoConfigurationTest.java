@@ -79,7 +79,8 @@ class KafkaPublisherAutoConfigurationTest {
     @Test
     void propertiesBindToThePublisherAndItsRegistration() {
         runner.withPropertyValues("outbox.kafka.enabled=true", "outbox.kafka.handler-id=orders-to-kafka",
-                "outbox.kafka.event-types=OrderPlaced,OrderCancelled", "outbox.kafka.routes[com.shop.OrderPlaced]=orders",
+                "outbox.kafka.event-types=OrderPlaced,OrderCancelled",
+                "outbox.kafka.routes[com.shop.OrderPlaced]=orders",
                 "outbox.kafka.default-topic=other", "outbox.kafka.acknowledgement-timeout=45s",
                 "outbox.kafka.content-type=application/cbor", "outbox.kafka.cloud-events.source=/order-service")
                 .run(context -> {
