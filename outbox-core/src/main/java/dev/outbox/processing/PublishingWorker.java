@@ -1,6 +1,7 @@
 package dev.outbox.processing;
 
 import dev.outbox.OutboxRecord;
+import dev.outbox.internal.Futures;
 import dev.outbox.partition.PartitionOwnership;
 import dev.outbox.processing.LaneWork.Completion;
 import dev.outbox.publish.OutboxPublisher;
@@ -13,9 +14,7 @@ import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.BlockingQueue;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import org.jspecify.annotations.Nullable;
@@ -154,7 +153,7 @@ final class PublishingWorker {
                 try {
                     stage = send(delivery.record());
                 } catch (Throwable refused) {
-                    if (!afterFailure(lane, delivery, route, unwrap(refused), sentAt)) {
+                    if (!afterFailure(lane, delivery, route, Futures.unwrap(refused), sentAt)) {
                         return;
                     }
                     continue;
@@ -204,7 +203,7 @@ final class PublishingWorker {
                         acknowledgement.value == OutboxPublisher.DUPLICATE);
                 lane.done.add(new Completion(sending.delivery, time));
                 sendNext(lane);
-            } else if (afterFailure(lane, sending.delivery, sending.route, unwrap(acknowledgement.failure),
+            } else if (afterFailure(lane, sending.delivery, sending.route, Futures.unwrap(acknowledgement.failure),
                     sending.sentAt)) {
                 sendNext(lane);
             }
@@ -291,15 +290,6 @@ final class PublishingWorker {
                 }
             }
         }
-    }
-
-    private static Throwable unwrap(Throwable failure) {
-        Throwable cause = failure;
-        while ((cause instanceof CompletionException || cause instanceof ExecutionException)
-                && cause.getCause() != null) {
-            cause = cause.getCause();
-        }
-        return cause;
     }
 
     private static long nanos(Duration timeout) {

@@ -1,6 +1,8 @@
 package dev.outbox.kafka;
 
 import dev.outbox.OutboxRecord;
+import dev.outbox.internal.Checks;
+import dev.outbox.internal.Futures;
 import dev.outbox.publish.OutboxMessageHeaders;
 import dev.outbox.publish.OutboxPublisher;
 import dev.outbox.publish.OutboxRouter;
@@ -11,9 +13,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
-import java.util.concurrent.ExecutionException;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.clients.producer.ProducerRecord;
@@ -88,7 +88,7 @@ public final class KafkaOutboxPublisher implements OutboxPublisher {
             // a send can fail before it is queued: too large, no metadata within max.block.ms, producer closed
             acknowledgement.completeExceptionally(e);
         }
-        return acknowledgement.exceptionallyCompose(failure -> failed(where, topic, unwrap(failure)));
+        return acknowledgement.exceptionallyCompose(failure -> failed(where, topic, Futures.unwrap(failure)));
     }
 
     @Override
@@ -120,7 +120,7 @@ public final class KafkaOutboxPublisher implements OutboxPublisher {
                 .<RecordMetadata>thenCompose(found -> CompletableFuture.failedFuture(new PublishException(
                         Reason.TIMEOUT, where + metadataTimeout.getMessage() + "; the topic exists", metadataTimeout)))
                 .exceptionallyCompose(failure -> {
-                    Throwable cause = unwrap(failure);
+                    Throwable cause = Futures.unwrap(failure);
                     if (cause instanceof PublishException publishException) {
                         return CompletableFuture.failedFuture(publishException);
                     }
@@ -152,15 +152,6 @@ public final class KafkaOutboxPublisher implements OutboxPublisher {
             return new PublishException(Reason.REJECTED, what, failure);
         }
         return new PublishException(Reason.CONNECTION, what, failure);
-    }
-
-    private static Throwable unwrap(Throwable failure) {
-        Throwable cause = failure;
-        while ((cause instanceof CompletionException || cause instanceof ExecutionException)
-                && cause.getCause() != null) {
-            cause = cause.getCause();
-        }
-        return cause;
     }
 
     /** Not thread-safe. */
@@ -196,11 +187,7 @@ public final class KafkaOutboxPublisher implements OutboxPublisher {
          * from {@link OutboxKafkaProducers}), so that the producer's own verdict comes first.
          */
         public Builder acknowledgementTimeout(Duration acknowledgementTimeout) {
-            if (acknowledgementTimeout.isNegative() || acknowledgementTimeout.isZero()) {
-                throw new IllegalArgumentException("acknowledgementTimeout must be positive, was "
-                        + acknowledgementTimeout);
-            }
-            this.acknowledgementTimeout = acknowledgementTimeout;
+            this.acknowledgementTimeout = Checks.positive("acknowledgementTimeout", acknowledgementTimeout);
             return this;
         }
 

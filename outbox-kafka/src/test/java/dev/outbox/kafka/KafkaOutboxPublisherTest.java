@@ -190,6 +190,6 @@ class KafkaOutboxPublisherTest {
         assertThatThrownBy(() -> KafkaOutboxPublisher.builder(producer).build())
                 .hasMessageStartingWith("router is required");
         assertThatThrownBy(() -> KafkaOutboxPublisher.builder(producer).acknowledgementTimeout(Duration.ZERO))
-                .hasMessage("acknowledgementTimeout must be positive, was PT0S");
+                .hasMessage("acknowledgementTimeout must be positive but was PT0S");
     }
 }

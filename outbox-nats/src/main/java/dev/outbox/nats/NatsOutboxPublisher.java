@@ -1,6 +1,7 @@
 package dev.outbox.nats;
 
 import dev.outbox.OutboxRecord;
+import dev.outbox.internal.Checks;
 import dev.outbox.publish.OutboxMessageHeaders;
 import dev.outbox.publish.OutboxPublisher;
 import dev.outbox.publish.OutboxRouter;
@@ -243,13 +244,13 @@ public final class NatsOutboxPublisher implements OutboxPublisher {
 
         /** How long the client waits for the stream's {@code PublishAck}; below the acknowledgement timeout. */
         public Builder publishTimeout(Duration publishTimeout) {
-            this.publishTimeout = positive("publishTimeout", publishTimeout);
+            this.publishTimeout = Checks.positive("publishTimeout", publishTimeout);
             return this;
         }
 
         /** How long the engine waits for an acknowledgement before it counts the attempt as timed out. */
         public Builder acknowledgementTimeout(Duration acknowledgementTimeout) {
-            this.acknowledgementTimeout = positive("acknowledgementTimeout", acknowledgementTimeout);
+            this.acknowledgementTimeout = Checks.positive("acknowledgementTimeout", acknowledgementTimeout);
             return this;
         }
 
@@ -272,13 +273,6 @@ public final class NatsOutboxPublisher implements OutboxPublisher {
                         + publishTimeout + " with acknowledgementTimeout " + acknowledgementTimeout);
             }
             return new NatsOutboxPublisher(this);
-        }
-
-        private static Duration positive(String field, Duration value) {
-            if (value.isNegative() || value.isZero()) {
-                throw new IllegalArgumentException(field + " must be positive, was " + value);
-            }
-            return value;
         }
     }
 }

@@ -151,7 +151,7 @@ class NatsOutboxPublisherTest {
                 .hasMessage("publishTimeout must be below acknowledgementTimeout, was PT30S with "
                         + "acknowledgementTimeout PT30S");
         assertThatThrownBy(() -> NatsOutboxPublisher.builder(connection).publishTimeout(Duration.ZERO))
-                .hasMessage("publishTimeout must be positive, was PT0S");
+                .hasMessage("publishTimeout must be positive but was PT0S");
         assertThatThrownBy(() -> NatsOutboxPublisher.builder(connection).build())
                 .hasMessageStartingWith("router is required");
     }

@@ -1,6 +1,7 @@
 package dev.outbox.rabbitmq;
 
 import dev.outbox.OutboxRecord;
+import dev.outbox.internal.Checks;
 import dev.outbox.publish.OutboxMessageHeaders;
 import dev.outbox.publish.OutboxPublisher;
 import dev.outbox.publish.OutboxRouter;
@@ -185,11 +186,7 @@ public final class RabbitOutboxPublisher implements OutboxPublisher {
 
         /** How long the engine waits for the broker's confirm before it counts the attempt as timed out. */
         public Builder acknowledgementTimeout(Duration acknowledgementTimeout) {
-            if (acknowledgementTimeout.isNegative() || acknowledgementTimeout.isZero()) {
-                throw new IllegalArgumentException("acknowledgementTimeout must be positive, was "
-                        + acknowledgementTimeout);
-            }
-            this.acknowledgementTimeout = acknowledgementTimeout;
+            this.acknowledgementTimeout = Checks.positive("acknowledgementTimeout", acknowledgementTimeout);
             return this;
         }
 

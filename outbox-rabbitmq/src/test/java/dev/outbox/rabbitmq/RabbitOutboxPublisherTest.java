@@ -234,6 +234,6 @@ class RabbitOutboxPublisherTest {
         assertThatThrownBy(() -> RabbitOutboxPublisher.builder(connection).build())
                 .hasMessageStartingWith("router is required");
         assertThatThrownBy(() -> RabbitOutboxPublisher.builder(connection).acknowledgementTimeout(Duration.ZERO))
-                .hasMessage("acknowledgementTimeout must be positive, was PT0S");
+                .hasMessage("acknowledgementTimeout must be positive but was PT0S");
     }
 }
