@@ -36,14 +36,21 @@ public final class TestBrokers {
             socket.connect(new InetSocketAddress(uri.getHost(), uri.getPort()), PROBE_TIMEOUT_MILLIS);
             return url;
         } catch (IOException e) {
-            String why = name + " is not reachable at " + uri.getHost() + ":" + uri.getPort() + " (" + e + "); set "
-                    + variable + " to use another";
-            if (Boolean.parseBoolean(System.getenv("OUTBOX_TEST_REQUIRE_BROKERS"))) {
-                throw new IllegalStateException(why + ". OUTBOX_TEST_REQUIRE_BROKERS=true: failing instead of "
-                        + "skipping", e);
-            }
-            Assumptions.abort(why + "; skipped");
-            throw new AssertionError("unreachable");
+            throw unavailable(name + " is not reachable at " + uri.getHost() + ":" + uri.getPort() + " (" + e
+                    + "); set " + variable + " to use another", e);
         }
+    }
+
+    /**
+     * Skips the test for want of something a broker test needs (a server, its command-line tool), or fails it when
+     * {@code OUTBOX_TEST_REQUIRE_BROKERS} is {@code true}. Never returns: {@code throw unavailable(..)}.
+     */
+    public static RuntimeException unavailable(String why, Throwable cause) {
+        if (Boolean.parseBoolean(System.getenv("OUTBOX_TEST_REQUIRE_BROKERS"))) {
+            throw new IllegalStateException(why + ". OUTBOX_TEST_REQUIRE_BROKERS=true: failing instead of skipping",
+                    cause);
+        }
+        Assumptions.abort(why + "; skipped");
+        throw new AssertionError("unreachable");
     }
 }

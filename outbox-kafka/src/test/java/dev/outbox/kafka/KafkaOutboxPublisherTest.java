@@ -7,7 +7,6 @@ import dev.outbox.OutboxRecord;
 import dev.outbox.OutboxRecordStatus;
 import dev.outbox.publish.EventTypeRouting;
 import dev.outbox.publish.OutboxMessageHeaders;
-import dev.outbox.publish.PublishException;
 import dev.outbox.publish.PublishException.Reason;
 import dev.outbox.retry.OutboxRetryPolicy;
 import dev.outbox.testkit.DeliveryCheck;
@@ -22,7 +21,6 @@ import java.util.stream.Collectors;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.clients.producer.ProducerConfig;
-import org.apache.kafka.common.errors.TopicAuthorizationException;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -36,7 +34,7 @@ class KafkaOutboxPublisherTest {
 
     @BeforeAll
     static void startBroker() {
-        broker = KafkaTestBroker.start();
+        broker = KafkaTestBroker.startWithAuthorizer();
         producer = broker.producer(Map.of(ProducerConfig.MAX_BLOCK_MS_CONFIG, 2_000));
     }
 
@@ -166,12 +164,33 @@ class KafkaOutboxPublisherTest {
     }
 
     @Test
-    void aRefusedAuthorizationIsNotRetried() {
-        PublishException refused = KafkaOutboxPublisher.translate("record r1 to Kafka topic 'orders': ",
-                new TopicAuthorizationException(Set.of("orders")));
-        assertThat(refused.reason()).isEqualTo(Reason.NOT_AUTHORIZED);
-        assertThat(refused.isRetryable()).isFalse();
-        assertThat(refused.getMessage()).startsWith("record r1 to Kafka topic 'orders': TopicAuthorizationException");
+    void aTopicTheProducerMayNotWriteToFailsAtOnceAsNotAuthorizedWhileOtherTopicsFlow() {
+        String allowed = broker.createTopic("allowed", 2, Map.of());
+        String denied = broker.createTopic("denied", 2, Map.of());
+        broker.onlyDescribeAllowed(denied);
+        KafkaOutboxPublisher publisher = KafkaOutboxPublisher.builder(producer)
+                .router(EventTypeRouting.<String>builder("Kafka topic")
+                        .route("OrderPlaced", allowed)
+                        .route("PaymentTaken", denied)
+                        .build())
+                .topicLookup(broker.admin())
+                .build();
+        try (PublishingRig rig = PublishingRig.start("kafka", publisher,
+                OutboxRetryPolicy.fixed(Duration.ofMillis(200)).withMaxRetries(5))) {
+            OutboxRecord refused = rig.write("payment-1", "PaymentTaken", "{}");
+            List<OutboxRecord> fine = rig.write(20, 5, "OrderPlaced");
+
+            OutboxRecord failed = rig.awaitSettled(refused, DEADLINE);
+            assertThat(failed.getStatus()).isEqualTo(OutboxRecordStatus.FAILED);
+            assertThat(failed.getRetryCount()).isZero();
+            assertThat(failed.getLastError()).contains("Kafka topic '" + denied + "'")
+                    .contains("TopicAuthorizationException");
+            assertThat(fine).allSatisfy(record -> assertThat(rig.awaitSettled(record, DEADLINE).getStatus())
+                    .isEqualTo(OutboxRecordStatus.COMPLETED));
+            assertThat(rig.failuresByReason()).containsOnly(Map.entry(Reason.NOT_AUTHORIZED, 1L));
+        }
+        assertThat(broker.readAll(allowed, 100)).hasSize(100);
+        assertThat(broker.messageCount(denied)).isZero();
     }
 
     @Test

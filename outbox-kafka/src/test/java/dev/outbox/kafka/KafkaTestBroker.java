@@ -10,16 +10,26 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.UUID;
+import java.util.stream.Collectors;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.ListOffsetsResult;
 import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.acl.AccessControlEntry;
+import org.apache.kafka.common.acl.AclBinding;
+import org.apache.kafka.common.acl.AclOperation;
+import org.apache.kafka.common.acl.AclPermissionType;
 import org.apache.kafka.common.network.ListenerName;
+import org.apache.kafka.common.resource.PatternType;
+import org.apache.kafka.common.resource.ResourcePattern;
+import org.apache.kafka.common.resource.ResourceType;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.StringDeserializer;
 import org.jspecify.annotations.Nullable;
@@ -36,9 +46,15 @@ final class KafkaTestBroker implements AutoCloseable {
 
     private final @Nullable TcpProxy proxy;
 
-    private KafkaTestBroker(boolean behindProxy) {
+    private KafkaTestBroker(boolean behindProxy, boolean authorizer) {
         broker = new EmbeddedKafkaKraftBroker(1, 1);
         broker.brokerProperty("auto.create.topics.enable", "false");
+        if (authorizer) {
+            // every client is User:ANONYMOUS here: it may do everything on a resource without ACLs, and only what the
+            // ACLs of a resource allow once it has some
+            broker.brokerProperty("authorizer.class.name", "org.apache.kafka.metadata.authorizer.StandardAuthorizer");
+            broker.brokerProperty("allow.everyone.if.no.acl.found", "true");
+        }
         if (behindProxy) {
             // the broker tells clients to connect to the proxy: every connection after the bootstrap goes through it
             proxy = TcpProxy.to("127.0.0.1", () -> broker.getCluster().brokers().values().iterator().next()
@@ -52,12 +68,28 @@ final class KafkaTestBroker implements AutoCloseable {
     }
 
     static KafkaTestBroker start() {
-        return new KafkaTestBroker(false);
+        return new KafkaTestBroker(false, false);
+    }
+
+    /** A broker that enforces ACLs: see {@link #onlyDescribeAllowed(String)}. */
+    static KafkaTestBroker startWithAuthorizer() {
+        return new KafkaTestBroker(false, true);
     }
 
     /** A broker that clients reach only through a {@link TcpProxy}, for connection cuts. */
     static KafkaTestBroker startBehindProxy() {
-        return new KafkaTestBroker(true);
+        return new KafkaTestBroker(true, false);
+    }
+
+    /** An ACL on {@code topic} that lets every client describe it and nothing else: writes are refused. */
+    void onlyDescribeAllowed(String topic) {
+        AclBinding describe = new AclBinding(new ResourcePattern(ResourceType.TOPIC, topic, PatternType.LITERAL),
+                new AccessControlEntry("User:ANONYMOUS", "*", AclOperation.DESCRIBE, AclPermissionType.ALLOW));
+        try {
+            admin.createAcls(List.of(describe)).all().get();
+        } catch (Exception e) {
+            throw new IllegalStateException("cannot create the ACL of topic " + topic, e);
+        }
     }
 
     TcpProxy proxy() {
@@ -113,6 +145,19 @@ final class KafkaTestBroker implements AutoCloseable {
             }
         }
         return messages;
+    }
+
+    /** How many messages the topic holds, from its end offsets: no read permission needed, only describe. */
+    long messageCount(String topic) {
+        try {
+            Map<TopicPartition, OffsetSpec> ends = admin.describeTopics(List.of(topic)).allTopicNames().get()
+                    .get(topic).partitions().stream().collect(Collectors.toMap(
+                            info -> new TopicPartition(topic, info.partition()), info -> OffsetSpec.latest()));
+            return admin.listOffsets(ends).all().get().values().stream()
+                    .mapToLong(ListOffsetsResult.ListOffsetsResultInfo::offset).sum();
+        } catch (Exception e) {
+            throw new IllegalStateException("cannot count the messages of topic " + topic, e);
+        }
     }
 
     static String header(ConsumerRecord<String, byte[]> message, String name) {

@@ -36,7 +36,9 @@ import org.springframework.amqp.rabbit.core.RabbitTemplate;
  *
  * <p>Errors: an exchange that does not exist is {@link Reason#DESTINATION_NOT_FOUND}, a refused permission
  * {@link Reason#NOT_AUTHORIZED}, a message over the broker's {@code max_message_size} {@link Reason#TOO_LARGE} (the
- * broker closes the channel with 404, 403 or 406); a negative acknowledgement (a queue full with
+ * broker closes the channel with 404, 403 or 406; with {@link Builder#maxMessageSize(long)} a message over that size
+ * fails before it is sent, so the broker never closes a channel that other records share for it); a negative
+ * acknowledgement (a queue full with
  * {@code x-overflow=reject-publish}, say) is a retryable {@link Reason#REJECTED}, and a connection that is down or
  * breaks before the confirm a retryable {@link Reason#CONNECTION}.
  *
@@ -50,18 +52,21 @@ public final class RabbitOutboxPublisher implements OutboxPublisher {
     private static final String NOT_FOUND = "reply-code=404";
     private static final String ACCESS_REFUSED = "reply-code=403";
     private static final String PRECONDITION_FAILED = "reply-code=406";
+    private static final long NO_SIZE_LIMIT = Long.MAX_VALUE;
     private static final Pattern MAX_SIZE = Pattern.compile("larger than configured max size (\\d+)");
 
     private final RabbitTemplate template;
     private final OutboxRouter<RabbitDestination> router;
     private final OutboxMessageHeaders headers;
     private final Duration acknowledgementTimeout;
+    private final long maxMessageSize;
     private final AtomicLong sends = new AtomicLong();
 
     private RabbitOutboxPublisher(Builder builder) {
         this.router = Objects.requireNonNull(builder.router, "router");
         this.headers = builder.headers;
         this.acknowledgementTimeout = builder.acknowledgementTimeout;
+        this.maxMessageSize = builder.maxMessageSize;
         this.template = new RabbitTemplate(builder.connectionFactory);
         this.template.setMandatory(true);
     }
@@ -80,6 +85,10 @@ public final class RabbitOutboxPublisher implements OutboxPublisher {
         CorrelationData correlation = new CorrelationData(record.getId() + "#" + sends.incrementAndGet());
         Message message = message(record);
         long size = message.getBody().length;
+        if (size > maxMessageSize) {
+            throw new PublishException(Reason.TOO_LARGE, where + size + " bytes, over the broker's max_message_size of "
+                    + maxMessageSize + " bytes this publisher was given: not sent");
+        }
         try {
             template.send(destination.exchange(), routingKey, message, correlation);
         } catch (AmqpAuthenticationException e) {
@@ -111,7 +120,8 @@ public final class RabbitOutboxPublisher implements OutboxPublisher {
     @Override
     public String toString() {
         return "RabbitOutboxPublisher{" + router + ", " + headers + ", acknowledgementTimeout="
-                + acknowledgementTimeout + "}";
+                + acknowledgementTimeout + (maxMessageSize == NO_SIZE_LIMIT ? "" : ", maxMessageSize=" + maxMessageSize)
+                + "}";
     }
 
     private Message message(OutboxRecord record) {
@@ -165,6 +175,7 @@ public final class RabbitOutboxPublisher implements OutboxPublisher {
         private @Nullable OutboxRouter<RabbitDestination> router;
         private OutboxMessageHeaders headers = OutboxMessageHeaders.defaults();
         private Duration acknowledgementTimeout = DEFAULT_ACKNOWLEDGEMENT_TIMEOUT;
+        private long maxMessageSize = NO_SIZE_LIMIT;
 
         private Builder(ConnectionFactory connectionFactory) {
             this.connectionFactory = Objects.requireNonNull(connectionFactory, "connectionFactory");
@@ -187,6 +198,16 @@ public final class RabbitOutboxPublisher implements OutboxPublisher {
         /** How long the engine waits for the broker's confirm before it counts the attempt as timed out. */
         public Builder acknowledgementTimeout(Duration acknowledgementTimeout) {
             this.acknowledgementTimeout = Checks.positive("acknowledgementTimeout", acknowledgementTimeout);
+            return this;
+        }
+
+        /**
+         * The broker's {@code max_message_size} (RabbitMQ's default: 128 MiB in 3.x, 16 MiB from 4.0): a message body
+         * over it fails as {@link Reason#TOO_LARGE} without being sent. Without it the broker refuses such a message
+         * by closing the channel, and every other message in flight on that channel is retried. Not set by default.
+         */
+        public Builder maxMessageSize(long bytes) {
+            this.maxMessageSize = Checks.atLeast("maxMessageSize", bytes, 1);
             return this;
         }
 

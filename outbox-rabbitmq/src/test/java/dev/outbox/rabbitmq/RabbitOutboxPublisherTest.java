@@ -148,6 +148,75 @@ class RabbitOutboxPublisherTest {
     }
 
     @Test
+    void anExchangeTheUserMayNotWriteToFailsAtOnceAsNotAuthorizedWhileOtherExchangesFlow() {
+        String allowed = broker.declareExchange("allowed");
+        String allowedQueue = broker.declareQueue(allowed, "#");
+        String denied = broker.declareExchange("denied");
+        String deniedQueue = broker.declareQueue(denied, "#");
+        CachingConnectionFactory restricted = broker.publisherConnectionWritingOnlyTo(allowed);
+        List<OutboxRecord> fine;
+        try {
+            RabbitOutboxPublisher publisher = RabbitOutboxPublisher.builder(restricted)
+                    .router(EventTypeRouting.<RabbitDestination>builder("RabbitMQ destination")
+                            .route("OrderPlaced", RabbitDestination.of(allowed, "order.placed"))
+                            .route("PaymentTaken", RabbitDestination.of(denied, "payment.taken"))
+                            .build())
+                    .build();
+            try (PublishingRig rig = PublishingRig.start("rabbitmq", publisher,
+                    OutboxRetryPolicy.fixed(Duration.ofMillis(200)).withMaxRetries(5))) {
+                OutboxRecord refused = rig.write("payment-1", "PaymentTaken", "{}");
+                fine = rig.write(20, 5, "OrderPlaced");
+
+                OutboxRecord failed = rig.awaitSettled(refused, DEADLINE);
+                assertThat(failed.getStatus()).isEqualTo(OutboxRecordStatus.FAILED);
+                // as with a missing exchange, Spring AMQP may close the channel before the broker's 403 arrives
+                assertThat(failed.getRetryCount()).isLessThanOrEqualTo(1);
+                assertThat(failed.getLastError()).contains("exchange '" + denied + "'").contains("ACCESS_REFUSED");
+                assertThat(fine).allSatisfy(record -> assertThat(rig.awaitSettled(record, DEADLINE).getStatus())
+                        .isEqualTo(OutboxRecordStatus.COMPLETED));
+                assertThat(rig.failuresByReason()).containsEntry(Reason.NOT_AUTHORIZED, 1L);
+                assertThat(rig.failuresByReason().keySet()).as("no other cause, a channel closed under a send aside")
+                        .isSubsetOf(Reason.NOT_AUTHORIZED, Reason.CONNECTION);
+                fine = fine.stream().map(rig::stored).toList();
+            }
+        } finally {
+            restricted.destroy();
+        }
+        DeliveryCheck check = DeliveryCheck.of(fine,
+                broker.takeAll(allowedQueue).stream().map(RabbitTestBroker::consumed).toList());
+        assertThat(check.missing()).as("%s", check).isEmpty();
+        assertThat(check.unknown()).isEmpty();
+        assertThat(check.orderViolations()).isEmpty();
+        assertThat(broker.takeAll(deniedQueue)).isEmpty();
+    }
+
+    @Test
+    void aMessageOverTheGivenMaxMessageSizeFailsWithoutBeingSent() {
+        String exchange = broker.declareExchange("size");
+        String queue = broker.declareQueue(exchange, "#");
+        RabbitOutboxPublisher publisher = RabbitOutboxPublisher.builder(connection)
+                .router(record -> RabbitDestination.of(exchange, "order"))
+                .maxMessageSize(1_024)
+                .build();
+        OutboxRecord atLimit;
+        try (PublishingRig rig = PublishingRig.start("rabbitmq", publisher,
+                OutboxRetryPolicy.fixed(Duration.ofMillis(200)).withMaxRetries(5))) {
+            OutboxRecord large = rig.write("large", "OrderPlaced", "{\"text\":\"" + "x".repeat(1_100) + "\"}");
+            atLimit = rig.write("at-limit", "OrderPlaced", "x".repeat(1_024));
+
+            OutboxRecord failed = rig.awaitSettled(large, DEADLINE);
+            assertThat(failed.getStatus()).isEqualTo(OutboxRecordStatus.FAILED);
+            assertThat(failed.getRetryCount()).isZero();
+            assertThat(failed.getLastError()).contains("exchange '" + exchange + "'")
+                    .contains("1111 bytes, over the broker's max_message_size of 1024 bytes");
+            assertThat(rig.awaitSettled(atLimit, DEADLINE).getStatus()).isEqualTo(OutboxRecordStatus.COMPLETED);
+            assertThat(rig.failuresByReason()).containsOnly(Map.entry(Reason.TOO_LARGE, 1L));
+        }
+        assertThat(broker.takeAll(queue)).as("only the message at the limit")
+                .map(message -> message.getMessageProperties().getMessageId()).containsExactly(atLimit.getId());
+    }
+
+    @Test
     void aNegativeAcknowledgementIsRetriedAndTheAggregateKeepsItsOrder() {
         String exchange = broker.declareExchange("nack");
         // a queue that holds two messages and refuses more: the broker nacks the rest
@@ -180,8 +249,8 @@ class RabbitOutboxPublisherTest {
 
     @Test
     void aRefusalCountsAsTheRecordsOnlyWhenItNamesItsExchangeOrALimitItIsOver() {
-        // the texts RabbitMQ closes a channel with; no test user here lacks a permission, and no message of the
-        // outbox's size limit reaches the broker's default maximum of 128 MiB
+        // the texts RabbitMQ closes a channel with, among them a 406 that no test here can provoke: the outbox's
+        // payload limit is far below the broker's default maximum (128 MiB), which is the same for every vhost
         String accessRefused = "channel error; protocol method: #method<channel.close>(reply-code=403, reply-text="
                 + "ACCESS_REFUSED - write access to exchange 'orders' in vhost '/' refused for user 'app', "
                 + "class-id=60, method-id=40)";
@@ -235,5 +304,7 @@ class RabbitOutboxPublisherTest {
                 .hasMessageStartingWith("router is required");
         assertThatThrownBy(() -> RabbitOutboxPublisher.builder(connection).acknowledgementTimeout(Duration.ZERO))
                 .hasMessage("acknowledgementTimeout must be positive but was PT0S");
+        assertThatThrownBy(() -> RabbitOutboxPublisher.builder(connection).maxMessageSize(0))
+                .hasMessage("maxMessageSize must be at least 1 but was 0");
     }
 }

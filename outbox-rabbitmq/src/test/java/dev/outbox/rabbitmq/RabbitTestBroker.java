@@ -3,11 +3,15 @@ package dev.outbox.rabbitmq;
 import dev.outbox.publish.OutboxMessageHeaders;
 import dev.outbox.testkit.DeliveryCheck.Consumed;
 import dev.outbox.testkit.TestBrokers;
+import java.io.IOException;
 import java.net.URI;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.UUID;
+import java.util.concurrent.TimeUnit;
 import org.springframework.amqp.core.BindingBuilder;
 import org.springframework.amqp.core.Message;
 import org.springframework.amqp.core.Queue;
@@ -28,6 +32,7 @@ final class RabbitTestBroker implements AutoCloseable {
     private final RabbitTemplate reader;
     private final List<String> exchanges = new ArrayList<>();
     private final List<String> queues = new ArrayList<>();
+    private final List<String> users = new ArrayList<>();
 
     private RabbitTestBroker(URI uri) {
         this.uri = uri;
@@ -60,6 +65,55 @@ final class RabbitTestBroker implements AutoCloseable {
 
     CachingConnectionFactory publisherConnection() {
         return publisherConnection(port());
+    }
+
+    /**
+     * A publisher connection of a user of this test's own, who may write to {@code exchange} only, and read and
+     * configure nothing, in the broker's virtual host. AMQP cannot manage users: this runs {@code rabbitmqctl}, the
+     * broker's own tool ({@code OUTBOX_TEST_RABBITMQCTL} names another command), which needs the broker to run on this
+     * machine; without it the test is skipped, or fails when brokers are required.
+     */
+    CachingConnectionFactory publisherConnectionWritingOnlyTo(String exchange) {
+        String user = unique("outbox-test-user");
+        String password = UUID.randomUUID().toString();
+        rabbitmqctl("add_user", user, password);
+        users.add(user);
+        rabbitmqctl("set_permissions", "-p", virtualHost(), user, "^$", "^" + exchange + "$", "^$");
+        CachingConnectionFactory factory = publisherConnection();
+        factory.setUsername(user);
+        factory.setPassword(password);
+        return factory;
+    }
+
+    private String virtualHost() {
+        String path = uri.getPath();
+        return path == null || path.isEmpty() || path.equals("/") ? "/" : path.substring(1);
+    }
+
+    private static void rabbitmqctl(String... arguments) {
+        String tool = Objects.requireNonNullElse(System.getenv("OUTBOX_TEST_RABBITMQCTL"), "rabbitmqctl");
+        List<String> command = new ArrayList<>(List.of(tool, "-q"));
+        command.addAll(List.of(arguments));
+        String output;
+        int exit;
+        try {
+            Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
+            output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8).strip();
+            if (!process.waitFor(60, TimeUnit.SECONDS)) {
+                process.destroyForcibly();
+                throw new IllegalStateException(command + " did not finish within 60 s");
+            }
+            exit = process.exitValue();
+        } catch (IOException e) {
+            throw TestBrokers.unavailable("cannot run " + tool + " to manage RabbitMQ users", e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while running " + command, e);
+        }
+        if (exit != 0) {
+            throw TestBrokers.unavailable(command.get(0) + " " + arguments[0] + " exited with " + exit + ": " + output,
+                    new IllegalStateException(output));
+        }
     }
 
     /** A name of this test's own: {@code prefix-<unique>}. */
@@ -114,6 +168,7 @@ final class RabbitTestBroker implements AutoCloseable {
         try {
             queues.forEach(admin::deleteQueue);
             exchanges.forEach(admin::deleteExchange);
+            users.forEach(user -> rabbitmqctl("delete_user", user));
         } finally {
             adminConnection.destroy();
         }
