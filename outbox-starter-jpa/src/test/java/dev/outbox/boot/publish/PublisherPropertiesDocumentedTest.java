@@ -12,9 +12,9 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /**
- * Every {@code outbox.kafka.*}, {@code outbox.rabbitmq.*} and {@code outbox.nats.*} property in the generated
- * configuration metadata has a description and is in the README's configuration reference, by its own name or as
- * {@code outbox.<broker>.<name>}.
+ * Every {@code outbox.kafka.*}, {@code outbox.rabbitmq.*}, {@code outbox.nats.*} and {@code outbox.events.*}
+ * property in the generated configuration metadata has a description and is in the README's configuration
+ * reference, by its own name or as {@code outbox.<broker>.<name>}.
  */
 class PublisherPropertiesDocumentedTest {
 
@@ -33,7 +33,7 @@ class PublisherPropertiesDocumentedTest {
         for (JsonNode property : metadata.get("properties")) {
             String name = property.get("name").asText();
             String broker = name.split("\\.")[1];
-            if (!List.of("kafka", "rabbitmq", "nats").contains(broker)) {
+            if (!List.of("kafka", "rabbitmq", "nats", "events").contains(broker)) {
                 continue;
             }
             names.add(name);

@@ -37,6 +37,11 @@ class ShippingNotifications(private val audit: AuditLog) {
         audit.add("booked $carrier for ${event.orderId}", metadata)
     }
 
+    @OutboxHandler(id = "cancellation-mail")
+    fun mailCancellation(event: OrderCancelled, metadata: RecordMetadata) {
+        audit.add("mailed ${event.orderId}: cancelled, ${event.reason}", metadata)
+    }
+
     /** Called once a booking has failed for good; returning normally lets the order's later events go on. */
     fun bookingFailed(record: OutboxRecord, failure: Throwable) {
         log.warn("Booking for {} given up: {}", record.aggregateId, failure.message)

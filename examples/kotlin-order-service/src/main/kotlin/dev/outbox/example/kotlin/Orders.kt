@@ -7,6 +7,7 @@ import jakarta.persistence.Column
 import jakarta.persistence.Entity
 import jakarta.persistence.Id
 import jakarta.persistence.Table
+import org.springframework.context.ApplicationEventPublisher
 import org.springframework.data.jpa.repository.JpaRepository
 import org.springframework.stereotype.Service
 import org.springframework.transaction.annotation.Transactional
@@ -33,6 +34,7 @@ class OrderService(
     private val records: OutboxRecordRepository,
     private val json: JsonMapper,
     private val clock: Clock,
+    private val events: ApplicationEventPublisher,
 ) {
 
     /** Through the façade: the event is serialized and named by its class. */
@@ -56,5 +58,13 @@ class OrderService(
             .payload(json.writeValueAsString(OrderShipped(id, carrier)))
             .build(clock)
         return records.save(record)
+    }
+
+    /** Through Spring's own event API: the outbox takes the event because its class is annotated. */
+    @Transactional
+    fun cancel(id: String, reason: String) {
+        val order = orders.findById(id).orElseThrow { NoSuchElementException("no order $id") }
+        order.status = "CANCELLED"
+        events.publishEvent(OrderCancelled(id, reason))
     }
 }

@@ -50,6 +50,19 @@ class OrderFlowTest @Autowired constructor(
     }
 
     @Test
+    fun `an event published with Spring's API reaches its handler through the outbox, with the business change`() {
+        orders.place("k-4", "barbara", 2_500)
+        orders.cancel("k-4", "changed my mind")
+
+        await().atMost(deadline).until { audit.entries().any { it.startsWith("mailed k-4: cancelled") } }
+
+        assertThat(audit.entries()).contains("mailed k-4: cancelled, changed my mind [cancellation-mail #1]")
+        val cancellation = records.findByAggregateId("k-4").single { it.eventType == "OrderCancelled" }
+        assertThat(cancellation.handlerId).isEqualTo("cancellation-mail")
+        assertThat(cancellation.payload).isEqualTo("""{"orderId":"k-4","reason":"changed my mind"}""")
+    }
+
+    @Test
     fun `invalid input is refused before anything is written`() {
         assertThatThrownBy { orders.place("k-3", "linus", 0) }
             .isInstanceOf(IllegalArgumentException::class.java).hasMessage("amountCents must be > 0 but was 0")

@@ -3,6 +3,7 @@ package dev.outbox.boot.publish.kafka;
 import dev.outbox.boot.OutboxHandlersAutoConfiguration;
 import dev.outbox.boot.publish.PublisherSettings;
 import dev.outbox.kafka.KafkaOutboxPublisher;
+import dev.outbox.events.EventMappings;
 import dev.outbox.kafka.KafkaTopicRouter;
 import dev.outbox.kafka.OutboxKafkaProducers;
 import dev.outbox.publish.OutboxRouter;
@@ -80,12 +81,10 @@ public class KafkaPublisherAutoConfiguration {
     @ConditionalOnMissingBean
     KafkaOutboxPublisher kafkaOutboxPublisher(@Qualifier("outboxKafkaProducer") Producer<String, byte[]> producer,
             @Qualifier("outboxKafkaAdmin") Admin admin, KafkaPublisherProperties properties,
-            ObjectProvider<KafkaTopicRouter> router) {
-        OutboxRouter<String> topics = router.getIfAvailable();
-        if (topics == null) {
-            topics = PublisherSettings.routing(PREFIX, "Kafka topic", properties.routes(), properties.defaultTopic(),
-                    "default-topic");
-        }
+            ObjectProvider<KafkaTopicRouter> router, ObjectProvider<EventMappings> events) {
+        OutboxRouter<String> topics = PublisherSettings.routing(PREFIX, "Kafka topic", router.getIfAvailable(),
+                properties.routes(), properties.defaultTopic(), "default-topic", events.getIfAvailable(),
+                (target, record) -> target);
         return KafkaOutboxPublisher.builder(producer)
                 .router(topics)
                 .topicLookup(admin)

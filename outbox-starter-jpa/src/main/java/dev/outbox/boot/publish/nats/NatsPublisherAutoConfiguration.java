@@ -3,6 +3,7 @@ package dev.outbox.boot.publish.nats;
 import dev.outbox.boot.OutboxHandlersAutoConfiguration;
 import dev.outbox.boot.publish.PublisherSettings;
 import dev.outbox.nats.NatsOutboxPublisher;
+import dev.outbox.events.EventMappings;
 import dev.outbox.nats.NatsSubjectRouter;
 import dev.outbox.publish.OutboxRouter;
 import dev.outbox.publish.PublisherRegistration;
@@ -50,12 +51,10 @@ public class NatsPublisherAutoConfiguration {
     @Bean
     @ConditionalOnMissingBean
     NatsOutboxPublisher natsOutboxPublisher(Connection connection, NatsPublisherProperties properties,
-            ObjectProvider<NatsSubjectRouter> router) {
-        OutboxRouter<String> subjects = router.getIfAvailable();
-        if (subjects == null) {
-            subjects = PublisherSettings.routing(PREFIX, "NATS subject", properties.routes(),
-                    properties.defaultSubject(), "default-subject");
-        }
+            ObjectProvider<NatsSubjectRouter> router, ObjectProvider<EventMappings> events) {
+        OutboxRouter<String> subjects = PublisherSettings.routing(PREFIX, "NATS subject", router.getIfAvailable(),
+                properties.routes(), properties.defaultSubject(), "default-subject", events.getIfAvailable(),
+                (target, record) -> target);
         return NatsOutboxPublisher.builder(connection)
                 .router(subjects)
                 .headers(PublisherSettings.headers(properties.contentType(), properties.cloudEvents()))

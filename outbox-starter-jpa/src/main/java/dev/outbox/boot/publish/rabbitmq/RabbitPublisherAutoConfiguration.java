@@ -2,6 +2,7 @@ package dev.outbox.boot.publish.rabbitmq;
 
 import dev.outbox.boot.OutboxHandlersAutoConfiguration;
 import dev.outbox.boot.publish.PublisherSettings;
+import dev.outbox.events.EventMappings;
 import dev.outbox.publish.OutboxRouter;
 import dev.outbox.publish.PublisherRegistration;
 import dev.outbox.rabbitmq.RabbitDestination;
@@ -36,17 +37,21 @@ public class RabbitPublisherAutoConfiguration {
     @Bean
     @ConditionalOnMissingBean
     RabbitOutboxPublisher rabbitOutboxPublisher(ConnectionFactory connectionFactory,
-            RabbitPublisherProperties properties, ObjectProvider<RabbitDestinationRouter> router) {
-        OutboxRouter<RabbitDestination> destinations = router.getIfAvailable();
-        if (destinations == null) {
-            destinations = PublisherSettings.routing(PREFIX, "RabbitMQ destination", properties.routes(),
-                    properties.defaultDestination(), "default-destination.exchange");
-        }
-        return RabbitOutboxPublisher.builder(connectionFactory)
+            RabbitPublisherProperties properties, ObjectProvider<RabbitDestinationRouter> router,
+            ObjectProvider<EventMappings> events) {
+        // an @Externalized target is the exchange, and its key (the aggregate id) the routing key, as in Modulith
+        OutboxRouter<RabbitDestination> destinations = PublisherSettings.routing(PREFIX, "RabbitMQ destination",
+                router.getIfAvailable(), properties.routes(), properties.defaultDestination(),
+                "default-destination.exchange", events.getIfAvailable(),
+                (target, record) -> RabbitDestination.of(target, record.getAggregateId()));
+        RabbitOutboxPublisher.Builder publisher = RabbitOutboxPublisher.builder(connectionFactory)
                 .router(destinations)
                 .headers(PublisherSettings.headers(properties.contentType(), properties.cloudEvents()))
-                .acknowledgementTimeout(properties.acknowledgementTimeout())
-                .build();
+                .acknowledgementTimeout(properties.acknowledgementTimeout());
+        if (properties.maxMessageSize() != null) {
+            publisher.maxMessageSize(properties.maxMessageSize().toBytes());
+        }
+        return publisher.build();
     }
 
     @Bean

@@ -9,6 +9,7 @@ import org.jspecify.annotations.Nullable;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.boot.context.properties.NestedConfigurationProperty;
 import org.springframework.boot.context.properties.bind.DefaultValue;
+import org.springframework.util.unit.DataSize;
 
 /**
  * Publishing outbox records to RabbitMQ, under {@code outbox.rabbitmq.*}. Needs {@code outbox-rabbitmq} on the class
@@ -25,6 +26,8 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  * @param defaultDestination the exchange and routing key of event types without a route; without one, such records
  *     fail at once
  * @param acknowledgementTimeout how long the engine waits for the broker's confirm before it retries the record
+ * @param maxMessageSize the broker's {@code max_message_size}: a larger message fails at once, without being sent
+ *     (else the broker refuses it by closing a channel other records share); not set by default
  * @param contentType the content type of every message
  * @param cloudEvents CloudEvents attributes on every message
  */
@@ -36,6 +39,7 @@ public record RabbitPublisherProperties(
         @DefaultValue Map<String, RabbitDestination> routes,
         @Nullable RabbitDestination defaultDestination,
         @DefaultValue("30s") Duration acknowledgementTimeout,
+        @Nullable DataSize maxMessageSize,
         @DefaultValue("application/json") String contentType,
         @DefaultValue @NestedConfigurationProperty CloudEventsProperties cloudEvents) {
 }

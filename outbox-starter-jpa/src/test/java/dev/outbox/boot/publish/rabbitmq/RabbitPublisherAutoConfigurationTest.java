@@ -53,6 +53,7 @@ class RabbitPublisherAutoConfigurationTest {
                 "outbox.rabbitmq.routes[com.shop.OrderCancelled].exchange=orders",
                 "outbox.rabbitmq.default-destination.exchange=other",
                 "outbox.rabbitmq.acknowledgement-timeout=7s", "outbox.rabbitmq.content-type=application/cbor",
+                "outbox.rabbitmq.max-message-size=16MB",
                 "outbox.rabbitmq.cloud-events.source=/order-service").run(context -> {
                     assertThat(context).hasNotFailed();
                     RabbitPublisherProperties properties = context.getBean(RabbitPublisherProperties.class);
@@ -68,7 +69,7 @@ class RabbitPublisherAutoConfigurationTest {
                     assertThat(context.getBean(RabbitOutboxPublisher.class).toString())
                             .contains("exchange 'orders' with routing key 'order.placed'",
                                     "default exchange 'other' with routing key <event type>", "application/cbor",
-                                    "/order-service", "PT7S");
+                                    "/order-service", "PT7S", "maxMessageSize=16777216");
                 });
     }
 

@@ -1,0 +1,6 @@
+package dev.outbox.boot.events;
+
+import org.springframework.data.jpa.repository.JpaRepository;
+
+public interface ShipmentRepository extends JpaRepository<Shipment, String> {
+}
