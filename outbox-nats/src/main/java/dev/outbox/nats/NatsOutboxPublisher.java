@@ -48,8 +48,9 @@ import org.jspecify.annotations.Nullable;
  * before it is said: while a stream for the subject exists, "no responders" is a retryable
  * {@link Reason#CONNECTION}); a message over the server's {@code max_payload} or the stream's maximum message size is
  * {@link Reason#TOO_LARGE}; a timeout is {@link Reason#TIMEOUT}; a closed or lost connection is
- * {@link Reason#CONNECTION}. A publish the server refuses for lack of permission shows as a timeout: NATS reports
- * permission violations to the connection's error listener, not to the request.
+ * {@link Reason#CONNECTION}. A publish the server refuses for lack of permission is {@link Reason#NOT_AUTHORIZED} when
+ * the connection has a {@link NatsPermissionViolations} listener (NATS reports permission violations to the
+ * connection's error listener, not to the publish), and a timeout otherwise.
  *
  * <p>Immutable and thread-safe; build with {@link #builder(Connection)}. The connection is the application's: this
  * publisher never closes it.
@@ -70,6 +71,7 @@ public final class NatsOutboxPublisher implements OutboxPublisher {
     private final Duration publishTimeout;
     private final Duration acknowledgementTimeout;
     private final @Nullable String expectedStream;
+    private final @Nullable NatsPermissionViolations permissionViolations;
     private final Executor streamLookups;
 
     private NatsOutboxPublisher(Builder builder) {
@@ -79,6 +81,9 @@ public final class NatsOutboxPublisher implements OutboxPublisher {
         this.publishTimeout = builder.publishTimeout;
         this.acknowledgementTimeout = builder.acknowledgementTimeout;
         this.expectedStream = builder.expectedStream;
+        this.permissionViolations = builder.permissionViolations != null ? builder.permissionViolations
+                : connection.getOptions().getErrorListener() instanceof NatsPermissionViolations listener
+                        ? listener : null;
         try {
             this.jetStream = connection.jetStream(JetStreamOptions.builder().requestTimeout(publishTimeout).build());
         } catch (IOException e) {
@@ -116,13 +121,25 @@ public final class NatsOutboxPublisher implements OutboxPublisher {
         if (expectedStream != null) {
             options.expectedStream(expectedStream);
         }
-        CompletableFuture<PublishAck> acknowledgement;
+        // watched before the send: the server's refusal may come before publishAsync returns
+        CompletableFuture<PublishAck> acknowledgement = new CompletableFuture<>();
+        if (permissionViolations != null) {
+            permissionViolations.watch(subject, acknowledgement);
+        }
         try {
-            acknowledgement = jetStream.publishAsync(message, options.build());
+            jetStream.publishAsync(message, options.build()).whenComplete((ack, failure) -> {
+                if (failure == null) {
+                    acknowledgement.complete(ack);
+                } else {
+                    acknowledgement.completeExceptionally(failure);
+                }
+            });
         } catch (IllegalArgumentException e) {
+            acknowledgement.cancel(false);
             throw new PublishException(Reason.TOO_LARGE, "record " + record.getId() + " to NATS subject '" + subject
                     + "': " + e.getMessage(), e);
         } catch (IllegalStateException e) {
+            acknowledgement.cancel(false);
             throw new PublishException(Reason.CONNECTION, "record " + record.getId() + " to NATS subject '" + subject
                     + "': connection " + connection.getStatus() + ": " + e.getMessage(), e);
         }
@@ -142,7 +159,8 @@ public final class NatsOutboxPublisher implements OutboxPublisher {
     public String toString() {
         return "NatsOutboxPublisher{" + router + ", " + headers + ", publishTimeout=" + publishTimeout
                 + ", acknowledgementTimeout=" + acknowledgementTimeout
-                + (expectedStream == null ? "" : ", expectedStream=" + expectedStream) + "}";
+                + (expectedStream == null ? "" : ", expectedStream=" + expectedStream)
+                + (permissionViolations == null ? "" : ", permission violations watched") + "}";
     }
 
     private PublishException translate(OutboxRecord record, String subject, Throwable failure) {
@@ -156,6 +174,10 @@ public final class NatsOutboxPublisher implements OutboxPublisher {
                 default -> new PublishException(Reason.REJECTED, what + "refused by JetStream: " + api.getMessage(),
                         api);
             };
+        }
+        if (failure instanceof NatsPermissionViolations.Refused) {
+            return new PublishException(Reason.NOT_AUTHORIZED, what + "refused by the server: " + failure.getMessage(),
+                    failure);
         }
         if (failure instanceof IOException && String.valueOf(failure.getMessage()).contains(
                 Integer.toString(NO_RESPONDERS))) {
@@ -223,6 +245,7 @@ public final class NatsOutboxPublisher implements OutboxPublisher {
         private Duration publishTimeout = DEFAULT_PUBLISH_TIMEOUT;
         private Duration acknowledgementTimeout = DEFAULT_ACKNOWLEDGEMENT_TIMEOUT;
         private @Nullable String expectedStream;
+        private @Nullable NatsPermissionViolations permissionViolations;
 
         private Builder(Connection connection) {
             this.connection = Objects.requireNonNull(connection, "connection");
@@ -257,6 +280,16 @@ public final class NatsOutboxPublisher implements OutboxPublisher {
         /** Refuse to publish where another stream than this one would store the message. Optional. */
         public Builder expectedStream(@Nullable String expectedStream) {
             this.expectedStream = expectedStream == null || expectedStream.isBlank() ? null : expectedStream;
+            return this;
+        }
+
+        /**
+         * Where the server's permission violations arrive, so that a publish the server refuses for lack of
+         * permission fails as not authorized instead of timing out. By default the connection's error listener when
+         * it is a {@link NatsPermissionViolations}; without one such a publish is retried as a timeout.
+         */
+        public Builder permissionViolations(@Nullable NatsPermissionViolations permissionViolations) {
+            this.permissionViolations = permissionViolations;
             return this;
         }
 

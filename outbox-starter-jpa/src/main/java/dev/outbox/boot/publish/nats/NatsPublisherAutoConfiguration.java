@@ -4,6 +4,7 @@ import dev.outbox.boot.OutboxHandlersAutoConfiguration;
 import dev.outbox.boot.publish.PublisherSettings;
 import dev.outbox.nats.NatsOutboxPublisher;
 import dev.outbox.events.EventMappings;
+import dev.outbox.nats.NatsPermissionViolations;
 import dev.outbox.nats.NatsSubjectRouter;
 import dev.outbox.publish.OutboxRouter;
 import dev.outbox.publish.PublisherRegistration;
@@ -37,7 +38,9 @@ public class NatsPublisherAutoConfiguration {
     @Bean(destroyMethod = "close")
     @ConditionalOnMissingBean
     Connection outboxNatsConnection(NatsPublisherProperties properties) throws IOException, InterruptedException {
+        // the publisher learns of publishes the server refuses for lack of permission through this listener
         Options.Builder options = new Options.Builder().servers(properties.url().split(","))
+                .errorListener(new NatsPermissionViolations())
                 .connectionName("outbox").maxReconnects(-1);
         if (properties.token() != null) {
             options.token(properties.token().toCharArray());

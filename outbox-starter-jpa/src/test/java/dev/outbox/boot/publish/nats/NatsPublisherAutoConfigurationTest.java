@@ -76,7 +76,7 @@ class NatsPublisherAutoConfigurationTest {
                     assertThat(registration.getEventTypes()).isEqualTo(Set.of("OrderPlaced", "OrderCancelled"));
                     assertThat(context.getBean(NatsOutboxPublisher.class).toString())
                             .contains("orders.placed", "orders.other", "ORDERS", "application/cbor",
-                                    "/order-service", "PT7S");
+                                    "/order-service", "PT7S", "permission violations watched");
                 });
     }
 
