@@ -34,7 +34,7 @@ class KafkaOutboxPublisherTest {
 
     @BeforeAll
     static void startBroker() {
-        broker = KafkaTestBroker.startWithAuthorizer();
+        broker = KafkaTestBroker.start();
         producer = broker.producer(Map.of(ProducerConfig.MAX_BLOCK_MS_CONFIG, 2_000));
     }
 
@@ -161,36 +161,6 @@ class KafkaOutboxPublisherTest {
                     .contains("the topic may not exist, or the cluster is not reachable");
             assertThat(rig.failuresByReason()).containsOnly(Map.entry(Reason.TIMEOUT, 2L));
         }
-    }
-
-    @Test
-    void aTopicTheProducerMayNotWriteToFailsAtOnceAsNotAuthorizedWhileOtherTopicsFlow() {
-        String allowed = broker.createTopic("allowed", 2, Map.of());
-        String denied = broker.createTopic("denied", 2, Map.of());
-        broker.onlyDescribeAllowed(denied);
-        KafkaOutboxPublisher publisher = KafkaOutboxPublisher.builder(producer)
-                .router(EventTypeRouting.<String>builder("Kafka topic")
-                        .route("OrderPlaced", allowed)
-                        .route("PaymentTaken", denied)
-                        .build())
-                .topicLookup(broker.admin())
-                .build();
-        try (PublishingRig rig = PublishingRig.start("kafka", publisher,
-                OutboxRetryPolicy.fixed(Duration.ofMillis(200)).withMaxRetries(5))) {
-            OutboxRecord refused = rig.write("payment-1", "PaymentTaken", "{}");
-            List<OutboxRecord> fine = rig.write(20, 5, "OrderPlaced");
-
-            OutboxRecord failed = rig.awaitSettled(refused, DEADLINE);
-            assertThat(failed.getStatus()).isEqualTo(OutboxRecordStatus.FAILED);
-            assertThat(failed.getRetryCount()).isZero();
-            assertThat(failed.getLastError()).contains("Kafka topic '" + denied + "'")
-                    .contains("TopicAuthorizationException");
-            assertThat(fine).allSatisfy(record -> assertThat(rig.awaitSettled(record, DEADLINE).getStatus())
-                    .isEqualTo(OutboxRecordStatus.COMPLETED));
-            assertThat(rig.failuresByReason()).containsOnly(Map.entry(Reason.NOT_AUTHORIZED, 1L));
-        }
-        assertThat(broker.readAll(allowed, 100)).hasSize(100);
-        assertThat(broker.messageCount(denied)).isZero();
     }
 
     @Test

@@ -2,6 +2,7 @@ package dev.outbox.events;
 
 import java.util.Optional;
 import org.jspecify.annotations.Nullable;
+import org.springframework.core.annotation.AnnotatedElementUtils;
 import org.springframework.expression.EvaluationContext;
 import org.springframework.expression.Expression;
 import org.springframework.expression.ParseException;
@@ -54,7 +55,7 @@ public final class EventMappings {
     }
 
     private @Nullable EventMapping mappingOf(Class<?> type) {
-        OutboxEvent annotation = type.getAnnotation(OutboxEvent.class);
+        OutboxEvent annotation = AnnotatedElementUtils.findMergedAnnotation(type, OutboxEvent.class);
         if (annotation != null) {
             String source = "@OutboxEvent(aggregateId = \"" + annotation.aggregateId() + "\")";
             Expression expression = parse(type, source, annotation.aggregateId());

@@ -9,7 +9,8 @@ import java.lang.annotation.Target;
 /**
  * Marks an event class for the outbox: every instance published as a Spring application event inside a transaction
  * is written as an outbox record in that transaction, and goes to the handlers and publishers of its event type as if
- * it had been scheduled through {@link dev.outbox.Outbox}.
+ * it had been scheduled through {@link dev.outbox.Outbox}. On a superclass or an interface it marks every event class
+ * below it (a sealed hierarchy of events, say); each is typed by its own class.
  *
  * <pre>{@code
  * @OutboxEvent(aggregateId = "orderId")

@@ -31,6 +31,17 @@ class EventMappingsTest {
     record OrderPaid(String aggregateId) implements AggregateEvent {
     }
 
+    @OutboxEvent(aggregateId = "orderId()")
+    sealed interface PaymentEvent permits PaymentTaken, PaymentRefunded {
+        String orderId();
+    }
+
+    record PaymentTaken(String orderId) implements PaymentEvent {
+    }
+
+    record PaymentRefunded(String orderId) implements PaymentEvent {
+    }
+
     @Externalized("orders::#{#this.orderId()}")
     record OrderCancelled(String orderId) {
     }
@@ -72,6 +83,13 @@ class EventMappingsTest {
 
         assertThat(mappings.forClass(OrderShippedBean.class).orElseThrow().aggregateIdOf(new OrderShippedBean()))
                 .isEqualTo("order-7");
+    }
+
+    @Test
+    void theMarkOfAnInterfaceCoversTheClassesBelowIt() {
+        assertThat(mappings.forClass(PaymentTaken.class).orElseThrow().aggregateIdOf(new PaymentTaken("order-4")))
+                .isEqualTo("order-4");
+        assertThat(mappings.forClass(PaymentRefunded.class).orElseThrow().eventType()).isNull();
     }
 
     @Test

@@ -48,14 +48,7 @@ public abstract class AbstractOutboxAcceptanceTest extends DatabasePerTestClass 
     @BeforeEach
     final void emptyTables() {
         processor = new RecordingProcessor();
-        JdbcTemplate jdbc = new JdbcTemplate(database().dataSource());
-        for (String table : List.of("outbox_record", "test_order")) {
-            try {
-                jdbc.update("DELETE FROM " + table);
-            } catch (RuntimeException tableNotCreatedYet) {
-                // the first application context creates it
-            }
-        }
+        deleteRowsOf("outbox_record", "test_order");
     }
 
     @AfterEach

@@ -36,14 +36,7 @@ abstract class AbstractOutboxEventsTest extends DatabasePerTestClass {
 
     @BeforeEach
     final void emptyTables() {
-        JdbcTemplate jdbc = jdbc();
-        for (String table : List.of("outbox_record", "test_shipment")) {
-            try {
-                jdbc.update("DELETE FROM " + table);
-            } catch (RuntimeException tableNotCreatedYet) {
-                // the first application context creates it
-            }
-        }
+        deleteRowsOf("outbox_record", "test_shipment");
     }
 
     @AfterEach

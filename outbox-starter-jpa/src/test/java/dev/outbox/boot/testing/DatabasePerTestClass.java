@@ -5,6 +5,7 @@ import java.util.List;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.TestInstance;
+import org.springframework.jdbc.core.JdbcTemplate;
 
 /**
  * A database of its own for each test class, created before its first test and dropped after its last, of the kind a
@@ -31,6 +32,18 @@ public abstract class DatabasePerTestClass {
 
     protected final TestDatabase database() {
         return database;
+    }
+
+    /** Deletes every row of {@code tables}; a table the first application context has not created yet is skipped. */
+    protected final void deleteRowsOf(String... tables) {
+        JdbcTemplate jdbc = new JdbcTemplate(database.dataSource());
+        for (String table : tables) {
+            try {
+                jdbc.update("DELETE FROM " + table);
+            } catch (RuntimeException tableNotCreatedYet) {
+                // created with the first application context
+            }
+        }
     }
 
     /** The Spring properties that connect an application to this class's database. */

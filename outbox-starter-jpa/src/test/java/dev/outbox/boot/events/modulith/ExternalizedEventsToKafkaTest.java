@@ -9,26 +9,20 @@ import dev.outbox.OutboxRecordRepository;
 import dev.outbox.OutboxRecordStatus;
 import dev.outbox.boot.events.modulith.orders.OrderManagement;
 import dev.outbox.boot.testing.DatabasePerTestClass;
+import dev.outbox.boot.testing.InJvmKafkaBroker;
 import dev.outbox.jpa.testing.TestDatabase;
 import dev.outbox.publish.OutboxMessageHeaders;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import org.apache.kafka.clients.admin.NewTopic;
-import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.apache.kafka.clients.consumer.KafkaConsumer;
-import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.serialization.StringDeserializer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.WebApplicationType;
 import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.context.ConfigurableApplicationContext;
-import org.springframework.kafka.test.EmbeddedKafkaKraftBroker;
 
 /**
  * Spring Modulith's {@code @Externalized} events reach Kafka through the outbox: the target names the topic, the key
@@ -40,7 +34,7 @@ class ExternalizedEventsToKafkaTest extends DatabasePerTestClass {
     private static final String TOPIC = "order-confirmations";
     private static final Duration DEADLINE = Duration.ofSeconds(60);
 
-    private EmbeddedKafkaKraftBroker broker;
+    private InJvmKafkaBroker broker;
 
     @Override
     protected TestDatabase.Kind databaseKind() {
@@ -49,23 +43,20 @@ class ExternalizedEventsToKafkaTest extends DatabasePerTestClass {
 
     @BeforeAll
     void startBroker() {
-        broker = new EmbeddedKafkaKraftBroker(1, 1);
-        broker.brokerProperty("auto.create.topics.enable", "false");
-        broker.afterPropertiesSet();
-        broker.addTopics(new NewTopic(TOPIC, 3, (short) 1));
+        broker = InJvmKafkaBroker.start(new NewTopic(TOPIC, 3, (short) 1));
     }
 
     @AfterAll
     void stopBroker() {
         if (broker != null) {
-            broker.destroy();
+            broker.close();
         }
     }
 
     @Test
     void anExternalizedEventIsDeliveredToItsTargetKeyedByTheAnnotationsKeyInOrder() {
         List<String> properties = new ArrayList<>(dataSourceProperties());
-        properties.addAll(List.of("spring.kafka.bootstrap-servers=" + broker.getBrokersAsString(),
+        properties.addAll(List.of("spring.kafka.bootstrap-servers=" + broker.bootstrapServers(),
                 "outbox.kafka.enabled=true", "outbox.schema-initialization.enabled=true",
                 "outbox.poll-interval=100ms", "spring.main.banner-mode=off"));
         try (ConfigurableApplicationContext app = new SpringApplicationBuilder(ModulithApplication.class)
@@ -85,43 +76,23 @@ class ExternalizedEventsToKafkaTest extends DatabasePerTestClass {
                     .isEqualTo("OrderConfirmed"));
         }
 
-        List<ConsumerRecord<String, String>> messages = readAll();
+        List<ConsumerRecord<String, byte[]>> messages = broker.readAll(TOPIC);
         assertThat(messages).hasSize(50);
         assertThat(messages).extracting(ConsumerRecord::key).doesNotContain("order-99");
         for (int order = 1; order <= 10; order++) {
             String key = "order-" + order;
-            List<ConsumerRecord<String, String>> ofOrder = messages.stream()
+            List<ConsumerRecord<String, byte[]>> ofOrder = messages.stream()
                     .filter(message -> message.key().equals(key)).toList();
             assertThat(ofOrder).as(key).hasSize(5);
             assertThat(ofOrder.stream().map(ConsumerRecord::partition).distinct()).as("one Kafka partition").hasSize(1);
-            assertThat(ofOrder).extracting(ConsumerRecord::value).as("in order").containsExactly(
+            assertThat(ofOrder).extracting(InJvmKafkaBroker::value).as("in order").containsExactly(
                     line(key, 1), line(key, 2), line(key, 3), line(key, 4), line(key, 5));
-            assertThat(ofOrder).allSatisfy(message -> assertThat(new String(message.headers()
-                    .lastHeader(OutboxMessageHeaders.EVENT_TYPE).value(), StandardCharsets.UTF_8))
-                    .isEqualTo("OrderConfirmed"));
+            assertThat(ofOrder).allSatisfy(message -> assertThat(
+                    InJvmKafkaBroker.header(message, OutboxMessageHeaders.EVENT_TYPE)).isEqualTo("OrderConfirmed"));
         }
     }
 
     private static String line(String orderId, int line) {
         return "{\"orderId\":\"" + orderId + "\",\"line\":" + line + "}";
-    }
-
-    private List<ConsumerRecord<String, String>> readAll() {
-        List<ConsumerRecord<String, String>> messages = new ArrayList<>();
-        try (KafkaConsumer<String, String> consumer = new KafkaConsumer<>(Map.of(
-                ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, broker.getBrokersAsString(),
-                ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class,
-                ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class))) {
-            List<TopicPartition> partitions = consumer.partitionsFor(TOPIC).stream()
-                    .map(info -> new TopicPartition(TOPIC, info.partition())).toList();
-            consumer.assign(partitions);
-            consumer.seekToBeginning(partitions);
-            await().atMost(DEADLINE).until(() -> {
-                consumer.poll(Duration.ofMillis(200)).forEach(messages::add);
-                return messages.size() >= 50;
-            });
-            consumer.poll(Duration.ofMillis(500)).forEach(messages::add);
-        }
-        return messages;
     }
 }

@@ -1,31 +1,25 @@
 package dev.outbox.boot.publish.kafka;
 
+import static dev.outbox.boot.testing.InJvmKafkaBroker.header;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.outbox.OutboxRecord;
 import dev.outbox.boot.publish.PublishingApplication;
 import dev.outbox.boot.testing.DatabasePerTestClass;
+import dev.outbox.boot.testing.InJvmKafkaBroker;
 import dev.outbox.jpa.testing.TestDatabase;
 import dev.outbox.publish.OutboxMessageHeaders;
 import dev.outbox.testkit.DeliveryCheck;
 import java.nio.charset.StandardCharsets;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.UUID;
 import org.apache.kafka.clients.admin.NewTopic;
-import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.apache.kafka.clients.consumer.KafkaConsumer;
-import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.serialization.ByteArrayDeserializer;
-import org.apache.kafka.common.serialization.StringDeserializer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.springframework.context.ConfigurableApplicationContext;
-import org.springframework.kafka.test.EmbeddedKafkaKraftBroker;
 
 /**
  * A Spring Boot application on H2 with Spring Kafka and the README's {@code spring.kafka.*} and {@code outbox.kafka.*}
@@ -35,7 +29,7 @@ import org.springframework.kafka.test.EmbeddedKafkaKraftBroker;
  */
 class KafkaPublishingApplicationTest extends DatabasePerTestClass {
 
-    private EmbeddedKafkaKraftBroker broker;
+    private InJvmKafkaBroker broker;
     private String orders;
 
     @Override
@@ -45,30 +39,28 @@ class KafkaPublishingApplicationTest extends DatabasePerTestClass {
 
     @BeforeAll
     void startBroker() {
-        broker = new EmbeddedKafkaKraftBroker(1, 1);
-        broker.brokerProperty("auto.create.topics.enable", "false");
-        broker.afterPropertiesSet();
         orders = "orders-" + UUID.randomUUID().toString().replace("-", "").substring(0, 12);
-        broker.addTopics(new NewTopic(orders, 3, (short) 1), new NewTopic(orders + "-other", 1, (short) 1));
+        broker = InJvmKafkaBroker.start(new NewTopic(orders, 3, (short) 1), new NewTopic(orders + "-other", 1,
+                (short) 1));
     }
 
     @AfterAll
     void stopBroker() {
         if (broker != null) {
-            broker.destroy();
+            broker.close();
         }
     }
 
     @Test
     void theReadmesPropertiesPublishEveryCommittedRecordToItsTopicKeyedByAggregate() {
         List<String> overrides = new ArrayList<>(dataSourceProperties());
-        overrides.add("spring.kafka.bootstrap-servers=" + broker.getBrokersAsString());
+        overrides.add("spring.kafka.bootstrap-servers=" + broker.bootstrapServers());
         try (ConfigurableApplicationContext app = PublishingApplication.run(PublishingApplication.readmeProperties(
                 "outbox.kafka.enabled", value -> value.replace("orders", orders), overrides))) {
             List<OutboxRecord> written = PublishingApplication.writeOrdersAndAwaitPublished(app);
 
-            List<ConsumerRecord<String, byte[]>> messages = readAll(orders);
-            List<ConsumerRecord<String, byte[]>> others = readAll(orders + "-other");
+            List<ConsumerRecord<String, byte[]>> messages = broker.readAll(orders);
+            List<ConsumerRecord<String, byte[]>> others = broker.readAll(orders + "-other");
             List<ConsumerRecord<String, byte[]>> all = new ArrayList<>(messages);
             all.addAll(others);
             PublishingApplication.assertDeliveredOnceInOrder(written, all.stream()
@@ -83,27 +75,5 @@ class KafkaPublishingApplicationTest extends DatabasePerTestClass {
                 assertThat(new String(message.value(), StandardCharsets.UTF_8)).isEqualTo("{\"order\":2}");
             });
         }
-    }
-
-    private List<ConsumerRecord<String, byte[]>> readAll(String topic) {
-        List<ConsumerRecord<String, byte[]>> messages = new ArrayList<>();
-        try (KafkaConsumer<String, byte[]> consumer = new KafkaConsumer<>(Map.of(
-                ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, broker.getBrokersAsString(),
-                ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class,
-                ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class))) {
-            List<TopicPartition> partitions = consumer.partitionsFor(topic).stream()
-                    .map(info -> new TopicPartition(topic, info.partition())).toList();
-            consumer.assign(partitions);
-            consumer.seekToBeginning(partitions);
-            Map<TopicPartition, Long> end = consumer.endOffsets(partitions);
-            while (partitions.stream().anyMatch(partition -> consumer.position(partition) < end.get(partition))) {
-                consumer.poll(Duration.ofMillis(500)).forEach(messages::add);
-            }
-        }
-        return messages;
-    }
-
-    private static String header(ConsumerRecord<String, byte[]> message, String name) {
-        return new String(message.headers().lastHeader(name).value(), StandardCharsets.UTF_8);
     }
 }
