@@ -6,12 +6,14 @@ import dev.outbox.OutboxRecordStatus;
 import dev.outbox.spi.OutboxObservation;
 import jakarta.persistence.EntityManager;
 import jakarta.persistence.EntityManagerFactory;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Collections;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
+import org.hibernate.Session;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.data.domain.Limit;
@@ -24,9 +26,9 @@ import org.springframework.transaction.support.TransactionSynchronizationManager
 import org.springframework.transaction.support.TransactionTemplate;
 
 /**
- * {@link OutboxRecordRepository} on Spring Data JPA: {@link #save(OutboxRecord)} persists through the application's
- * entity manager, so the record joins the current (business) transaction and commits or rolls back with it. Without a
- * transaction, a save runs in one of its own. {@link CommitHooks} run once around the commit of a transaction with
+ * {@link OutboxRecordRepository} on Spring Data JPA: {@link #save(OutboxRecord)} joins the current (business)
+ * transaction, so the record commits or rolls back with it; the transaction's records are inserted as one JDBC batch
+ * on its own connection just before it commits. Without a transaction, a save runs in one of its own. {@link CommitHooks} run once around the commit of a transaction with
  * records, so that processors can look for them at once instead of at their next poll.
  */
 public final class JpaOutboxRecordRepository implements OutboxRecordRepository {
@@ -51,6 +53,8 @@ public final class JpaOutboxRecordRepository implements OutboxRecordRepository {
     }
 
     private final OutboxRecordRows rows;
+    private final EntityManager entityManager;
+    private final RecordInserts inserts = new RecordInserts();
     private final TransactionTemplate transactions;
     private final int maxPayloadBytes;
     private final CommitHooks hooks;
@@ -92,8 +96,8 @@ public final class JpaOutboxRecordRepository implements OutboxRecordRepository {
     public JpaOutboxRecordRepository(EntityManager entityManager, PlatformTransactionManager transactionManager,
             int maxPayloadBytes, CommitHooks hooks, OutboxObservation observation) {
         this.observation = Objects.requireNonNull(observation, "observation");
-        this.rows = new JpaRepositoryFactory(Objects.requireNonNull(entityManager, "entityManager"))
-                .getRepository(OutboxRecordRows.class);
+        this.entityManager = Objects.requireNonNull(entityManager, "entityManager");
+        this.rows = new JpaRepositoryFactory(entityManager).getRepository(OutboxRecordRows.class);
         this.transactions = new TransactionTemplate(Objects.requireNonNull(transactionManager, "transactionManager"));
         this.maxPayloadBytes = OutboxRecord.checkPayloadLimit(maxPayloadBytes);
         this.hooks = Objects.requireNonNull(hooks, "hooks");
@@ -124,16 +128,28 @@ public final class JpaOutboxRecordRepository implements OutboxRecordRepository {
                 maxPayloadBytes, hooks, observation);
     }
 
+    /**
+     * Joins {@code record} to the current transaction (or to one of its own): the transaction's records are inserted
+     * as one JDBC batch on its connection just before it commits, and a read through this repository inserts them
+     * first.
+     */
     @Override
     public OutboxRecord save(OutboxRecord record) {
         Objects.requireNonNull(record, "record must not be null");
         OutboxRecord.checkPayloadSize(record.getPayload(), maxPayloadBytes);
         return Objects.requireNonNull(transactions.execute(status -> {
             OutboxRecord stored = withTraceContext(record);
-            rows.save(OutboxRecordEntity.of(stored));
-            registerCommitHooks(record.getPartition());
+            if (TransactionSynchronizationManager.isSynchronizationActive()) {
+                return pending().add(stored);
+            }
+            // a transaction manager that keeps no synchronizations: inserted at once, still in its transaction
+            insert(List.of(stored));
             return stored;
         }));
+    }
+
+    private void insert(List<OutboxRecord> records) {
+        entityManager.unwrap(Session.class).doWork(connection -> inserts.insert(connection, records));
     }
 
     /** Tracing must never fail a business write: a context that cannot be captured or stored is left out. */
@@ -147,23 +163,22 @@ public final class JpaOutboxRecordRepository implements OutboxRecordRepository {
         }
     }
 
-    /** Collects the transaction's partitions and registers the hooks once per transaction; a rollback runs neither. */
-    private void registerCommitHooks(int partition) {
-        if (!TransactionSynchronizationManager.isSynchronizationActive()) {
-            return;
+    /**
+     * The records of the current transaction not inserted yet: bound to it at its first record, with a
+     * synchronization that inserts them and runs the commit hooks before it commits; a rollback runs neither.
+     */
+    private PendingRecords pending() {
+        PendingRecords pending = (PendingRecords) TransactionSynchronizationManager.getResource(synchronizationKey);
+        if (pending != null) {
+            return pending;
         }
-        @SuppressWarnings("unchecked")
-        Set<Integer> partitions = (Set<Integer>) TransactionSynchronizationManager.getResource(synchronizationKey);
-        if (partitions != null) {
-            partitions.add(partition);
-            return;
-        }
-        Set<Integer> written = new TreeSet<>(Set.of(partition));
-        TransactionSynchronizationManager.bindResource(synchronizationKey, written);
+        PendingRecords created = new PendingRecords();
+        TransactionSynchronizationManager.bindResource(synchronizationKey, created);
         TransactionSynchronizationManager.registerSynchronization(new TransactionSynchronization() {
             @Override
             public void beforeCommit(boolean readOnly) {
-                hooks.beforeCommit(Collections.unmodifiableSet(written));
+                created.insert();
+                hooks.beforeCommit(Collections.unmodifiableSet(created.partitions));
             }
 
             @Override
@@ -171,7 +186,7 @@ public final class JpaOutboxRecordRepository implements OutboxRecordRepository {
                 TransactionSynchronizationManager.unbindResourceIfPossible(synchronizationKey);
                 if (status == STATUS_COMMITTED) {
                     try {
-                        hooks.afterCommit(Collections.unmodifiableSet(written));
+                        hooks.afterCommit(Collections.unmodifiableSet(created.partitions));
                     } catch (RuntimeException e) {
                         // Only an early wake-up is lost; the processor's poll finds the records anyway.
                         log.debug("Outbox after-commit callback failed", e);
@@ -179,15 +194,48 @@ public final class JpaOutboxRecordRepository implements OutboxRecordRepository {
                 }
             }
         });
+        return created;
+    }
+
+    /** Inserts the current transaction's pending records, so that a query in it sees them. */
+    private void insertPending() {
+        PendingRecords pending = (PendingRecords) TransactionSynchronizationManager.getResource(synchronizationKey);
+        if (pending != null) {
+            pending.insert();
+        }
+    }
+
+    /** One transaction's records: those not inserted yet, and every partition written. Used by its thread only. */
+    private final class PendingRecords {
+
+        private final List<OutboxRecord> records = new ArrayList<>();
+        private final Set<Integer> partitions = new TreeSet<>();
+
+        OutboxRecord add(OutboxRecord record) {
+            records.add(record);
+            partitions.add(record.getPartition());
+            return record;
+        }
+
+        void insert() {
+            if (records.isEmpty()) {
+                return;
+            }
+            List<OutboxRecord> batch = List.copyOf(records);
+            records.clear();
+            JpaOutboxRecordRepository.this.insert(batch);
+        }
     }
 
     @Override
     public Optional<OutboxRecord> findById(String id) {
+        insertPending();
         return rows.findById(id).map(OutboxRecordEntity::toRecord);
     }
 
     @Override
     public List<OutboxRecord> findByAggregateId(String aggregateId) {
+        insertPending();
         return rows.findByAggregateIdOrderBySequenceAsc(aggregateId).stream().map(OutboxRecordEntity::toRecord)
                 .toList();
     }
@@ -197,12 +245,14 @@ public final class JpaOutboxRecordRepository implements OutboxRecordRepository {
         if (limit < 1) {
             throw new IllegalArgumentException("limit must be >= 1 but was " + limit);
         }
+        insertPending();
         return rows.findByStatusOrderBySequenceAsc(status, Limit.of(limit)).stream()
                 .map(OutboxRecordEntity::toRecord).toList();
     }
 
     @Override
     public long countByStatus(OutboxRecordStatus status) {
+        insertPending();
         return rows.countByStatus(status);
     }
 }

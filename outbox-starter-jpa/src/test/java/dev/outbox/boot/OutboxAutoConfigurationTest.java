@@ -40,6 +40,8 @@ import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.transaction.PlatformTransactionManager;
+import org.springframework.transaction.support.TransactionTemplate;
 
 /** The auto-configuration on an embedded H2 database, without starting processing threads where not needed. */
 class OutboxAutoConfigurationTest {
@@ -191,6 +193,30 @@ class OutboxAutoConfigurationTest {
                     clock.advance(context.getBean(OutboxProperties.class).metrics().refreshInterval());
                     scrape(registry);
                     assertThat(recorder.statements()).hasSize(8);
+                });
+    }
+
+    @Test
+    void aTransactionsRecordsAreOneBatchedInsertAtCommitWithNoReadBack() {
+        StatementRecorder recorder = new StatementRecorder();
+        runner.withPropertyValues("outbox.processing.enabled=false")
+                .withBean(StatementRecorder.class, () -> recorder)
+                .run(context -> {
+                    Outbox outbox = context.getBean(Outbox.class);
+                    TransactionTemplate transaction = new TransactionTemplate(
+                            context.getBean(PlatformTransactionManager.class));
+                    recorder.watchCurrentThread();
+
+                    transaction.executeWithoutResult(status -> {
+                        for (int n = 0; n < 100; n++) {
+                            outbox.schedule(Map.of("n", n), "aggregate-" + n % 7);
+                        }
+                    });
+
+                    assertThat(recorder.statements()).as("one prepared insert, executed as one batch")
+                            .singleElement().satisfies(sql -> assertThat(sql).startsWith("INSERT INTO outbox_record"));
+                    assertThat(context.getBean(OutboxRecordRepository.class).findByAggregateId("aggregate-3"))
+                            .hasSize(14);
                 });
     }
 

@@ -7,7 +7,7 @@ import java.util.Arrays;
  * Entry point of {@code outbox-benchmark.jar}. Without {@code --role} (or with {@code --role=driver}) it runs the
  * benchmark ({@link BenchmarkDriver}); with {@code --role=node} it is one processing instance ({@link BenchmarkNode}),
  * which the driver starts itself; with {@code --publishers} it runs the publisher benchmark
- * ({@link PublisherBenchmark}).
+ * ({@link PublisherBenchmark}); with {@code --write} the write benchmark ({@link WriteBenchmark}).
  */
 public final class BenchmarkApplication {
 
@@ -17,6 +17,10 @@ public final class BenchmarkApplication {
     public static void main(String[] args) throws Exception {
         if (Arrays.asList(args).contains("--role=node")) {
             BenchmarkNode.run(args);
+            return;
+        }
+        if (Arrays.asList(args).contains(WriteBenchmark.FLAG)) {
+            System.exit(runWrite(args));
             return;
         }
         if (Arrays.asList(args).contains(PublisherBenchmark.FLAG)) {
@@ -49,6 +53,18 @@ public final class BenchmarkApplication {
             exitCode = 1;
         }
         System.exit(exitCode);
+    }
+
+    private static int runWrite(String[] args) {
+        WriteBenchmark.Options options;
+        try {
+            options = WriteBenchmark.Options.parse(args);
+        } catch (IllegalArgumentException e) {
+            System.err.println("outbox-benchmark --write: " + e.getMessage());
+            return 2;
+        }
+        WriteBenchmark.run(options);
+        return 0;
     }
 
     private static int runPublishers(String[] args) {

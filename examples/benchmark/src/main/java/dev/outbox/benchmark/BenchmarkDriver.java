@@ -198,33 +198,10 @@ final class BenchmarkDriver {
             long updateNanos;
             long updated = 0;
             try (Connection connection = database.dataSource().getConnection()) {
-                connection.setAutoCommit(false);
-                long start = System.nanoTime();
-                try (PreparedStatement insert = connection.prepareStatement("INSERT INTO " + referenceTable
-                        + " (id, status, aggregate_id, event_type, payload, partition_no, created_at, retry_count,"
-                        + " next_retry_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)")) {
-                    for (int from = 0; from < records; from += RECORDS_PER_TRANSACTION) {
-                        for (OutboxRecord row : rows.subList(from, Math.min(records, from + RECORDS_PER_TRANSACTION))) {
-                            insert.setString(1, row.getId());
-                            insert.setString(2, row.getStatus().name());
-                            insert.setString(3, row.getAggregateId());
-                            insert.setString(4, row.getEventType());
-                            insert.setString(5, row.getPayload());
-                            insert.setInt(6, row.getPartition());
-                            insert.setObject(7, OffsetDateTime.ofInstant(row.getCreatedAt(), ZoneOffset.UTC));
-                            insert.setInt(8, row.getRetryCount());
-                            insert.setObject(9, OffsetDateTime.ofInstant(row.getNextRetryAt(), ZoneOffset.UTC));
-                            insert.addBatch();
-                        }
-                        insert.executeBatch();
-                        connection.commit();
-                    }
-                }
-                insertNanos = System.nanoTime() - start;
-                connection.setAutoCommit(true);
+                insertNanos = ReferenceInsert.insert(connection, referenceTable, rows, RECORDS_PER_TRANSACTION);
                 System.out.printf("  inserted %,d rows in %.1f s%n", records, insertNanos / 1e9);
                 database.prepareMeasurement(referenceTable);
-                start = System.nanoTime();
+                long start = System.nanoTime();
                 try (PreparedStatement update = connection.prepareStatement("UPDATE " + referenceTable
                         + " SET status = 'COMPLETED', completed_at = ? WHERE id = ANY(?)")) {
                     for (int from = 0; from < records; from += REFERENCE_UPDATE_BATCH) {

@@ -5,6 +5,7 @@ import dev.outbox.OutboxRecord;
 import dev.outbox.PayloadSerializer;
 import java.time.Clock;
 import java.util.List;
+import java.util.function.Consumer;
 import javax.sql.DataSource;
 import org.springframework.boot.Banner;
 import org.springframework.boot.SpringBootConfiguration;
@@ -81,6 +82,11 @@ final class RecordWriter implements AutoCloseable {
                 .eventType(BenchEvent.class.getSimpleName())
                 .payload(serializer.serialize(event))
                 .build(clock);
+    }
+
+    /** Runs {@code work} in a transaction of the writer's transaction manager (the one the application would use). */
+    void inTransaction(Consumer<Outbox> work) {
+        transactions.executeWithoutResult(status -> work.accept(outbox));
     }
 
     @Override

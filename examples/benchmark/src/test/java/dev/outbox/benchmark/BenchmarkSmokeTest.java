@@ -143,6 +143,32 @@ class BenchmarkSmokeTest {
         assertThat(outcome.passed()).isTrue();
     }
 
+    /** The write benchmark with tiny parameters: every rate measured, every transaction timed. */
+    @Test
+    @Timeout(value = 300, unit = TimeUnit.SECONDS)
+    void theWriteBenchmarkMeasuresEveryTransactionSizeAndBothLatencies() throws Exception {
+        String url = env("OUTBOX_TEST_POSTGRES_URL", BenchmarkOptions.DEFAULT_URL);
+        String user = env("OUTBOX_TEST_POSTGRES_USER", "postgres");
+        String password = env("OUTBOX_TEST_POSTGRES_PASSWORD", "");
+        requireDatabase(url, user, password);
+        Path out = Path.of("target", "benchmark-smoke", "write-benchmark.json");
+
+        WriteBenchmark.run(WriteBenchmark.Options.parse(new String[] {
+            "--write", "--url=" + url, "--user=" + user, "--password=" + password, "--records=400",
+            "--transactions=20", "--out=" + out}));
+
+        JsonNode result = JsonMapper.builder().build().readTree(out.toFile());
+        JsonNode throughput = result.path("throughput");
+        assertThat(throughput).hasSize(3);
+        for (JsonNode measured : throughput) {
+            assertThat(measured.path("outboxRecordsPerSecond").asLong()).isPositive();
+            assertThat(measured.path("jdbcRecordsPerSecond").asLong()).isPositive();
+        }
+        assertThat(throughput.get(0).path("records").asInt()).as("a quarter at one per transaction").isEqualTo(100);
+        assertThat(result.path("latency").path("withoutRecord").path("count").asInt()).isEqualTo(20);
+        assertThat(result.path("latency").path("withRecord").path("count").asInt()).isEqualTo(20);
+    }
+
     private static void requireDatabase(String url, String user, String password) {
         String problem;
         try (Connection connection = BenchDatabase.connect(url, user, password)) {

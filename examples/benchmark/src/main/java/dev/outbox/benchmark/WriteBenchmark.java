@@ -1,0 +1,187 @@
+package dev.outbox.benchmark;
+
+import dev.outbox.OutboxRecord;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.springframework.jdbc.core.JdbcTemplate;
+import tools.jackson.databind.json.JsonMapper;
+
+/**
+ * The write benchmark ({@code java -jar outbox-benchmark.jar --write}): what the outbox costs the business
+ * transaction. On a database of its own, with the starter's defaults:
+ * <ul>
+ *   <li>records/s through {@code Outbox.schedule} at 1, 10 and 100 records per transaction, against a plain JDBC batch
+ *   insert of the same rows into a table with the same indexes ({@code LIKE outbox_record INCLUDING ALL}), in the
+ *   same run, each on an emptied table;</li>
+ *   <li>the latency of a one-row business transaction (an insert into {@code bench_order}) with and without one
+ *   outbox record, the two kinds alternating, through the same transaction manager.</li>
+ * </ul>
+ */
+final class WriteBenchmark {
+
+    static final String FLAG = "--write";
+    private static final int[] RECORDS_PER_TRANSACTION = {1, 10, 100};
+    private static final int AGGREGATES = 10_000;
+
+    record Options(String url, String user, String password, int records, int transactions, Path out) {
+
+        static Options parse(String[] args) {
+            Map<String, String> values = new HashMap<>();
+            for (String arg : args) {
+                if (arg.equals(FLAG)) {
+                    continue;
+                }
+                int equals = arg.indexOf('=');
+                if (!arg.startsWith("--") || equals < 0) {
+                    throw new IllegalArgumentException("expected --name=value but got '" + arg + "'");
+                }
+                values.put(arg.substring(2, equals), arg.substring(equals + 1));
+            }
+            Options options = new Options(values.getOrDefault("url", BenchmarkOptions.DEFAULT_URL),
+                    values.getOrDefault("user", "postgres"), values.getOrDefault("password", ""),
+                    positive(values, "records", 20_000), positive(values, "transactions", 2_000),
+                    Path.of(values.getOrDefault("out", "target/write-benchmark.json")));
+            values.keySet().removeAll(List.of("url", "user", "password", "records", "transactions", "out"));
+            if (!values.isEmpty()) {
+                throw new IllegalArgumentException("unknown options " + values.keySet());
+            }
+            return options;
+        }
+
+        private static int positive(Map<String, String> values, String name, int defaultValue) {
+            int value = Integer.parseInt(values.getOrDefault(name, Integer.toString(defaultValue)));
+            if (value <= 0) {
+                throw new IllegalArgumentException("--" + name + " must be positive, was " + value);
+            }
+            return value;
+        }
+    }
+
+    private WriteBenchmark() {
+    }
+
+    static Map<String, Object> run(Options options) {
+        System.out.printf("Write benchmark: %,d records per measurement at %s records per transaction; %,d "
+                + "one-row business transactions with and without a record%n", options.records(),
+                Arrays.toString(RECORDS_PER_TRANSACTION), options.transactions());
+        Map<String, Object> result = new LinkedHashMap<>();
+        result.put("startedAt", Instant.now().toString());
+        result.put("nproc", Runtime.getRuntime().availableProcessors());
+        result.put("jdk", System.getProperty("java.version"));
+        try (BenchDatabase database = BenchDatabase.create(options.url(), options.user(), options.password())) {
+            database.initialize();
+            result.put("database", database.serverVersion());
+            JdbcTemplate jdbc = database.jdbc();
+            jdbc.execute("CREATE TABLE " + BenchSchema.REFERENCE_TABLE + " (LIKE outbox_record INCLUDING ALL)");
+            jdbc.execute("CREATE TABLE bench_order (id VARCHAR(36) PRIMARY KEY, amount INT NOT NULL)");
+            try (RecordWriter writer = new RecordWriter(database.dataSource())) {
+                throughput(writer, database, Math.min(2_000, options.records()), 100); // warm-up
+                List<Map<String, Object>> rates = new ArrayList<>();
+                for (int perTransaction : RECORDS_PER_TRANSACTION) {
+                    // one record per transaction is a commit per record: a quarter of the rows keeps it short
+                    int records = perTransaction == 1 ? Math.max(1, options.records() / 4) : options.records();
+                    rates.add(throughput(writer, database, records, perTransaction));
+                }
+                result.put("throughput", rates);
+                latency(writer, jdbc, Math.min(500, options.transactions())); // warm-up
+                result.put("latency", latency(writer, jdbc, options.transactions()));
+            }
+        }
+        write(options.out(), result);
+        System.out.println("Results in " + options.out());
+        return result;
+    }
+
+    private static Map<String, Object> throughput(RecordWriter writer, BenchDatabase database, int records,
+            int perTransaction) {
+        JdbcTemplate jdbc = database.jdbc();
+        jdbc.execute("TRUNCATE outbox_record, " + BenchSchema.REFERENCE_TABLE);
+        List<OutboxRecord> rows = new ArrayList<>(records);
+        for (int index = 0; index < records; index++) {
+            rows.add(writer.build(index, AGGREGATES));
+        }
+        long jdbcNanos;
+        try (Connection connection = database.dataSource().getConnection()) {
+            jdbcNanos = ReferenceInsert.insert(connection, BenchSchema.REFERENCE_TABLE, rows, perTransaction);
+        } catch (SQLException e) {
+            throw new IllegalStateException("the reference insert failed: " + e.getMessage(), e);
+        }
+        long start = System.nanoTime();
+        for (int from = 0; from < records; from += perTransaction) {
+            writer.writeTransaction(from, Math.min(records, from + perTransaction), AGGREGATES);
+        }
+        long outboxNanos = System.nanoTime() - start;
+        Integer written = jdbc.queryForObject("SELECT COUNT(*) FROM outbox_record", Integer.class);
+        if (written == null || written != records) {
+            throw new IllegalStateException("the outbox holds " + written + " records, not " + records);
+        }
+        double outboxRate = Stats.rate(records, Stats.seconds(outboxNanos));
+        double jdbcRate = Stats.rate(records, Stats.seconds(jdbcNanos));
+        Map<String, Object> measured = new LinkedHashMap<>();
+        measured.put("recordsPerTransaction", perTransaction);
+        measured.put("records", records);
+        measured.put("outboxRecordsPerSecond", Math.round(outboxRate));
+        measured.put("jdbcRecordsPerSecond", Math.round(jdbcRate));
+        measured.put("ratio", Stats.round(outboxRate / jdbcRate, 2));
+        System.out.printf("  %3d per transaction: Outbox.schedule %,8.0f records/s, plain JDBC %,8.0f rows/s: "
+                + "%.2fx%n", perTransaction, outboxRate, jdbcRate, outboxRate / jdbcRate);
+        return measured;
+    }
+
+    /** One-row business transactions, with and without one outbox record, alternating. */
+    private static Map<String, Object> latency(RecordWriter writer, JdbcTemplate jdbc, int transactions) {
+        jdbc.execute("TRUNCATE outbox_record, bench_order");
+        long[] without = new long[transactions];
+        long[] with = new long[transactions];
+        for (int n = 0; n < transactions; n++) {
+            String plainId = "plain-" + n;
+            long start = System.nanoTime();
+            writer.inTransaction(outbox -> jdbc.update("INSERT INTO bench_order (id, amount) VALUES (?, ?)",
+                    plainId, 42));
+            without[n] = (System.nanoTime() - start) / 1_000;
+            String orderId = "order-" + n;
+            BenchEvent event = BenchEvent.of(n, AGGREGATES);
+            start = System.nanoTime();
+            writer.inTransaction(outbox -> {
+                jdbc.update("INSERT INTO bench_order (id, amount) VALUES (?, ?)", orderId, 42);
+                outbox.schedule(event, orderId);
+            });
+            with[n] = (System.nanoTime() - start) / 1_000;
+        }
+        Integer records = jdbc.queryForObject("SELECT COUNT(*) FROM outbox_record", Integer.class);
+        if (records == null || records != transactions) {
+            throw new IllegalStateException("the outbox holds " + records + " records, not " + transactions);
+        }
+        Map<String, Object> withoutStats = Stats.latencyMillis(without);
+        Map<String, Object> withStats = Stats.latencyMillis(with);
+        Map<String, Object> measured = new LinkedHashMap<>();
+        measured.put("transactions", transactions);
+        measured.put("withoutRecord", withoutStats);
+        measured.put("withRecord", withStats);
+        System.out.printf("  one-row transaction: without a record p50 %s ms, p99 %s ms; with one p50 %s ms, "
+                + "p99 %s ms%n", withoutStats.get("p50Ms"), withoutStats.get("p99Ms"), withStats.get("p50Ms"),
+                withStats.get("p99Ms"));
+        return measured;
+    }
+
+    private static void write(Path out, Map<String, Object> result) {
+        try {
+            Files.createDirectories(out.toAbsolutePath().getParent());
+            Files.writeString(out, JsonMapper.builder().build().writerWithDefaultPrettyPrinter()
+                    .writeValueAsString(result));
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+}
