@@ -4,6 +4,9 @@ import dev.outbox.partition.PartitionHasher;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.Map;
 import java.util.Objects;
 import org.jspecify.annotations.Nullable;
 
@@ -50,6 +53,7 @@ public final class OutboxRecord {
     private final @Nullable String traceContext;
     private final @Nullable String handlerId;
     private final long epoch;
+    private final Map<String, String> headers;
 
     private OutboxRecord(RestoreBuilder b) {
         this.id = RecordFields.requireText("id", b.id, 64);
@@ -78,6 +82,7 @@ public final class OutboxRecord {
             throw new IllegalArgumentException("epoch must be >= 0 but was " + b.epoch);
         }
         this.epoch = b.epoch;
+        this.headers = b.headers.isEmpty() ? Map.of() : Collections.unmodifiableMap(new LinkedHashMap<>(b.headers));
     }
 
     /** Starts a new record. */
@@ -196,12 +201,34 @@ public final class OutboxRecord {
         return epoch == this.epoch ? this : toBuilder().epoch(epoch).build();
     }
 
+    /**
+     * The record's headers, in the order they were set: free-form names and values of the writer's (see
+     * {@link RecordHeaders} for the limits). Empty when it set none.
+     */
+    public Map<String, String> getHeaders() {
+        return headers;
+    }
+
+    /**
+     * This record with {@code added} headers too; a header it has already keeps its value.
+     *
+     * @throws IllegalArgumentException when the headers together break a limit of {@link RecordHeaders}
+     */
+    public OutboxRecord withHeaders(Map<String, String> added) {
+        if (added.isEmpty() || headers.keySet().containsAll(added.keySet())) {
+            return this;
+        }
+        Map<String, String> all = new LinkedHashMap<>(headers);
+        added.forEach(all::putIfAbsent);
+        return toBuilder().headers(RecordHeaders.checked(all)).build();
+    }
+
     /** A builder preloaded with this record's fields. */
     public RestoreBuilder toBuilder() {
         return new RestoreBuilder().id(id).aggregateId(aggregateId).eventType(eventType).payload(payload)
                 .partition(partition).createdAt(createdAt).status(status).completedAt(completedAt)
                 .retryCount(retryCount).nextRetryAt(nextRetryAt).sequence(sequence).lastError(lastError)
-                .traceContext(traceContext).handlerId(handlerId).epoch(epoch);
+                .traceContext(traceContext).handlerId(handlerId).epoch(epoch).headers(headers);
     }
 
     @Override
@@ -250,6 +277,7 @@ public final class OutboxRecord {
         private @Nullable Instant availableAt;
         private @Nullable Duration deliverAfter;
         private @Nullable String handlerId;
+        private final Map<String, String> headers = new LinkedHashMap<>();
 
         private Builder() {
         }
@@ -316,8 +344,21 @@ public final class OutboxRecord {
          * Validates and creates the record, due at once or when delayed delivery says. Throws
          * {@link IllegalArgumentException} naming the field for
          * a null or blank aggregate id or event type, an id or type longer than its column, text that is not valid
-         * UTF-16 or contains U+0000 (which PostgreSQL cannot store), or a payload over the limit.
+         * UTF-16 or contains U+0000 (which PostgreSQL cannot store), a payload over the limit, or headers that break
+         * a rule of {@link RecordHeaders}.
          */
+        /** A header of the record; see {@link RecordHeaders} for the rules, checked by {@link #build(Clock)}. */
+        public Builder header(String name, String value) {
+            headers.put(name, value);
+            return this;
+        }
+
+        /** Headers of the record, added to those set before. */
+        public Builder headers(Map<String, String> headers) {
+            this.headers.putAll(headers);
+            return this;
+        }
+
         public OutboxRecord build(Clock clock) {
             Objects.requireNonNull(clock, "clock must not be null");
             if (payload == null) {
@@ -336,7 +377,7 @@ public final class OutboxRecord {
                     .eventType(RecordFields.withoutNul("eventType", eventType))
                     .handlerId(RecordFields.withoutNul("handlerId", handlerId))
                     .payload(payload).createdAt(now).status(OutboxRecordStatus.NEW).retryCount(0)
-                    .nextRetryAt(due).build();
+                    .nextRetryAt(due).headers(RecordHeaders.checked(headers)).build();
         }
     }
 
@@ -358,6 +399,7 @@ public final class OutboxRecord {
         private @Nullable String traceContext;
         private @Nullable String handlerId;
         private long epoch;
+        private Map<String, String> headers = Map.of();
 
         private RestoreBuilder() {
         }
@@ -440,6 +482,12 @@ public final class OutboxRecord {
         }
 
         /** The partition epoch of a delivery; see {@link OutboxRecord#getEpoch()}. */
+        /** The headers as stored; taken as they are (the rules apply to new records). */
+        public RestoreBuilder headers(Map<String, String> headers) {
+            this.headers = Objects.requireNonNull(headers, "headers must not be null");
+            return this;
+        }
+
         public RestoreBuilder epoch(long epoch) {
             this.epoch = epoch;
             return this;

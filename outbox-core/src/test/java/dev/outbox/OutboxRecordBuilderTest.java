@@ -11,8 +11,10 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -494,6 +496,83 @@ class OutboxRecordBuilderTest {
         void facadeMaxPayloadBytesMustBePositive() {
             assertThatThrownBy(() -> Outbox.builder().maxPayloadBytes(0))
                     .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("outbox.max-payload-size must be >= 1 byte but was");
+        }
+    }
+
+    // ---------------------------------------------------------------- headers
+
+    @Nested
+    class Headers {
+
+        @Test
+        void headersAreKeptInTheirOrderAndUnmodifiable() {
+            OutboxRecord record = valid().header("tenant", "acme").headers(Map.of("correlation-id", "c-1"))
+                    .header("schema.version", "2").build(clock);
+            assertThat(record.getHeaders()).containsExactly(Map.entry("tenant", "acme"),
+                    Map.entry("correlation-id", "c-1"), Map.entry("schema.version", "2"));
+            assertThatThrownBy(() -> record.getHeaders().put("x", "y"))
+                    .isInstanceOf(UnsupportedOperationException.class);
+            assertThat(valid().build(clock).getHeaders()).isEmpty();
+        }
+
+        @ParameterizedTest
+        @ValueSource(strings = {"", "-leading", "has space", "colon:", "ümlaut",
+            "x12345678901234567890123456789012345678901234567890123456789012345"})
+        void aNameOutsideThePatternIsRefusedNamingIt(String name) {
+            assertThatThrownBy(() -> valid().header(name, "v").build(clock))
+                    .isInstanceOf(IllegalArgumentException.class)
+                    .hasMessage("headers: the name '" + name + "' is not 1 to 64 characters of A-Z a-z 0-9 . _ - "
+                            + "starting with a letter or digit");
+        }
+
+        @Test
+        void aNameOf64CharactersIsAccepted() {
+            String name = "n" + "x".repeat(63);
+            assertThat(valid().header(name, "v").build(clock).getHeaders()).containsKey(name);
+        }
+
+        @Test
+        void moreThan32HeadersAreRefused() {
+            OutboxRecord.Builder builder = valid();
+            for (int n = 0; n < 32; n++) {
+                builder.header("h" + n, "v");
+            }
+            assertThat(builder.build(clock).getHeaders()).hasSize(32);
+            assertThatThrownBy(() -> builder.header("h32", "v").build(clock))
+                    .hasMessage("headers has 33 entries; the limit is 32");
+        }
+
+        @Test
+        void aNullValueOrOneWithUPlus0000IsRefusedNamingTheHeader() {
+            Map<String, String> withNull = new HashMap<>();
+            withNull.put("tenant", null);
+            assertThatThrownBy(() -> valid().headers(withNull).build(clock))
+                    .hasMessage("headers: the value of 'tenant' must not be null");
+            assertThatThrownBy(() -> valid().header("tenant", "a\u0000b").build(clock))
+                    .hasMessageStartingWith("headers.tenant contains the character U+0000 (at index 1)");
+        }
+
+        @Test
+        void headersOverTheStoredLimitAreRefusedAndUpToItAccepted() {
+            // "note=" + value: 5 characters, the value ASCII so stored as it is
+            assertThat(valid().header("note", "v".repeat(3995)).build(clock).getHeaders()).hasSize(1);
+            assertThatThrownBy(() -> valid().header("note", "v".repeat(3996)).build(clock))
+                    .hasMessage("headers take 4001 characters as stored; the limit is 4000");
+            // a space is stored as '+', a '&' as three characters
+            assertThatThrownBy(() -> valid().header("note", "&".repeat(1332)).build(clock))
+                    .hasMessage("headers take 4001 characters as stored; the limit is 4000");
+        }
+
+        @Test
+        void withHeadersAddsOnlyWhatTheRecordDoesNotHave() {
+            OutboxRecord record = valid().header("tenant", "acme").build(clock);
+            OutboxRecord more = record.withHeaders(Map.of("tenant", "other", "correlation-id", "c-9"));
+            assertThat(more.getHeaders()).containsExactly(Map.entry("tenant", "acme"),
+                    Map.entry("correlation-id", "c-9"));
+            assertThat(more.getId()).isEqualTo(record.getId());
+            assertThat(record.withHeaders(Map.of("tenant", "x"))).isSameAs(record);
+            assertThatThrownBy(() -> record.withHeaders(Map.of("bad name", "x")))
+                    .hasMessageContaining("the name 'bad name'");
         }
     }
 }

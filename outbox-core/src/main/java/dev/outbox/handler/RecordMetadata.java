@@ -2,6 +2,7 @@ package dev.outbox.handler;
 
 import dev.outbox.OutboxRecord;
 import java.time.Instant;
+import java.util.Map;
 import java.util.Objects;
 import org.jspecify.annotations.Nullable;
 
@@ -60,6 +61,11 @@ public final class RecordMetadata {
 
     public Instant getCreatedAt() {
         return record.getCreatedAt();
+    }
+
+    /** The record's headers, set by its writer (and by context providers); empty when there are none. */
+    public Map<String, String> getHeaders() {
+        return record.getHeaders();
     }
 
     /** The trace context of the record's write, or null; see {@link OutboxRecord#getTraceContext()}. */

@@ -70,6 +70,8 @@ public final class OutboxMessageHeaders {
         headers.put(CREATED_AT, record.getCreatedAt().toString());
         headers.put(CONTENT_TYPE, contentType);
         PropagationHeaders.decode(record.getTraceContext()).forEach(headers::putIfAbsent);
+        // the writer's own headers, but never in place of the outbox's
+        record.getHeaders().forEach(headers::putIfAbsent);
         if (cloudEventsSource != null) {
             headers.put("ce_specversion", "1.0");
             headers.put("ce_id", record.getId());

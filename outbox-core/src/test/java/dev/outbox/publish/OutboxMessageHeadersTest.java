@@ -35,6 +35,16 @@ class OutboxMessageHeadersTest {
     }
 
     @Test
+    void theWritersHeadersFollowButNeverReplaceTheOutboxs() {
+        OutboxRecord withHeaders = record.withHeaders(Map.of("tenant", "acme"))
+                .withHeaders(Map.of("outbox-record-id", "forged"));
+
+        Map<String, String> headers = OutboxMessageHeaders.defaults().of(withHeaders);
+
+        assertThat(headers).containsEntry("tenant", "acme").containsEntry("outbox-record-id", record.getId());
+    }
+
+    @Test
     void cloudEventsAttributesInBinaryModeWhenSwitchedOn() {
         Map<String, String> headers = OutboxMessageHeaders.builder().contentType("application/avro")
                 .cloudEvents("urn:orders-service").build().of(record);

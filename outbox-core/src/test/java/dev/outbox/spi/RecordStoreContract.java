@@ -16,6 +16,7 @@ import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -316,6 +317,25 @@ public abstract class RecordStoreContract {
         assertThat(stored(record).getTraceContext()).isEqualTo(context);
         assertThat(recordStore().findDue(new DueRecordsQuery(OwnedPartitions.all(), clock.instant(), 10, true)))
                 .singleElement().extracting(OutboxRecord::getTraceContext).isEqualTo(context);
+    }
+
+    @Test
+    public final void theHeadersOfTheWriteAreStoredAndDeliveredWithTheRecordInTheirOrder() {
+        Map<String, String> headers = new LinkedHashMap<>();
+        headers.put("tenant", "acme");
+        headers.put("correlation-id", "c-42 & more=yes");
+        headers.put("schema.version", "");
+        headers.put("note", "grüße, ☃ and 🎉");
+        OutboxRecord record = OutboxRecord.builder().aggregateId("order-10").eventType("ContractEvent")
+                .payload("{}").headers(headers).build(clock);
+
+        repository().save(record);
+
+        assertThat(stored(record).getHeaders()).containsExactlyEntriesOf(headers);
+        assertThat(recordStore().findDue(new DueRecordsQuery(OwnedPartitions.all(), clock.instant(), 10, true)))
+                .singleElement().extracting(OutboxRecord::getHeaders).isEqualTo(headers);
+        OutboxRecord plain = save("order-11", "{}");
+        assertThat(stored(plain).getHeaders()).isEmpty();
     }
 
     @Test

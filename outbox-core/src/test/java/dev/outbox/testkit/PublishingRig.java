@@ -94,9 +94,17 @@ public final class PublishingRig implements AutoCloseable {
         return written;
     }
 
+    /** Writes one record, with the header {@value #TENANT_HEADER} = {@code tenantOf(aggregateId)}. */
     public OutboxRecord write(String aggregateId, String eventType, String payload) {
         return outbox.save(OutboxRecord.builder().aggregateId(aggregateId).eventType(eventType).payload(payload)
-                .build(Clock.systemUTC()));
+                .header(TENANT_HEADER, tenantOf(aggregateId)).build(Clock.systemUTC()));
+    }
+
+    /** The header of the writer's that every record of the rig has, for the publishers to forward. */
+    public static final String TENANT_HEADER = "tenant";
+
+    public static String tenantOf(String aggregateId) {
+        return "tenant-of-" + aggregateId;
     }
 
     /** Waits until every record is COMPLETED; fails at once when one is FAILED. */

@@ -2,6 +2,7 @@ package dev.outbox.jpa;
 
 import dev.outbox.OutboxRecord;
 import dev.outbox.OutboxRecordStatus;
+import dev.outbox.RecordHeaders;
 import dev.outbox.jpa.dialect.DatabaseDialect;
 import dev.outbox.jpa.dialect.SqlStatements;
 import dev.outbox.partition.Fence;
@@ -304,6 +305,7 @@ public final class JdbcRecordStore implements RecordStore, RecordStatistics, Rec
                 .nextRetryAt(dialect.readTimestamp(rs, "next_retry_at"))
                 .lastError(rs.getString("last_error"))
                 .traceContext(rs.getString("trace_context"))
+                .headers(RecordHeaders.decode(rs.getString("headers")))
                 .handlerId(rs.getString("handler_id"))
                 .build();
     }

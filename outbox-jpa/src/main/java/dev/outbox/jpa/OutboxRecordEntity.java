@@ -2,6 +2,7 @@ package dev.outbox.jpa;
 
 import dev.outbox.OutboxRecord;
 import dev.outbox.OutboxRecordStatus;
+import dev.outbox.RecordHeaders;
 import jakarta.persistence.Column;
 import jakarta.persistence.Entity;
 import jakarta.persistence.EnumType;
@@ -103,6 +104,10 @@ public class OutboxRecordEntity implements Persistable<String> {
     @Column(name = "trace_context", length = OutboxRecord.MAX_TRACE_CONTEXT_LENGTH, updatable = false)
     private @Nullable String traceContext;
 
+    /** Stored as {@link RecordHeaders#encode}; null when the record has none. */
+    @Column(name = "headers", length = RecordHeaders.MAX_STORED_LENGTH, updatable = false)
+    private @Nullable String headers;
+
     /** Empty for the application's record processor: NOT NULL, so that per-handler order compares plainly. */
     @Column(name = "handler_id", length = OutboxRecord.MAX_HANDLER_ID_LENGTH, nullable = false, updatable = false)
     private String handlerId = "";
@@ -125,6 +130,7 @@ public class OutboxRecordEntity implements Persistable<String> {
         entity.nextRetryAt = record.getNextRetryAt();
         entity.lastError = record.getLastError();
         entity.traceContext = record.getTraceContext();
+        entity.headers = record.getHeaders().isEmpty() ? null : RecordHeaders.encode(record.getHeaders());
         String handler = record.getHandlerId();
         entity.handlerId = handler == null ? "" : handler;
         return entity;
@@ -150,7 +156,8 @@ public class OutboxRecordEntity implements Persistable<String> {
         return OutboxRecord.restore().id(id).sequence(sequence).status(status).aggregateId(aggregateId)
                 .eventType(eventType).payload(payload).partition(partition).createdAt(createdAt)
                 .completedAt(completedAt).retryCount(retryCount).nextRetryAt(nextRetryAt).lastError(lastError)
-                .traceContext(traceContext).handlerId(handlerId).build();
+                .traceContext(traceContext).handlerId(handlerId)
+                .headers(RecordHeaders.decode(headers)).build();
     }
 
     /**

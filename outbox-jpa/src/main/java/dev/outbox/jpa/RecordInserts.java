@@ -1,6 +1,7 @@
 package dev.outbox.jpa;
 
 import dev.outbox.OutboxRecord;
+import dev.outbox.RecordHeaders;
 import dev.outbox.jpa.dialect.DatabaseDialect;
 import java.sql.Connection;
 import java.sql.SQLException;
@@ -64,6 +65,8 @@ final class RecordInserts {
                 .addValue("nextRetryAt", database.timestampValue(record.getNextRetryAt()))
                 .addValue("lastError", record.getLastError(), Types.VARCHAR)
                 .addValue("traceContext", record.getTraceContext(), Types.VARCHAR)
-                .addValue("handlerId", handlerId == null ? "" : handlerId);
+                .addValue("handlerId", handlerId == null ? "" : handlerId)
+                .addValue("headers", record.getHeaders().isEmpty() ? null
+                        : RecordHeaders.encode(record.getHeaders()), Types.VARCHAR);
     }
 }

@@ -95,6 +95,8 @@ class KafkaOutboxPublisherTest {
             assertThat(KafkaTestBroker.header(message, "ce_id")).isEqualTo(record.getId());
             assertThat(KafkaTestBroker.header(message, "ce_source")).isEqualTo("/orders");
             assertThat(KafkaTestBroker.header(message, "ce_subject")).isEqualTo(record.getAggregateId());
+            assertThat(KafkaTestBroker.header(message, PublishingRig.TENANT_HEADER))
+                    .isEqualTo(PublishingRig.tenantOf(record.getAggregateId()));
         });
     }
 

@@ -89,6 +89,8 @@ class NatsOutboxPublisherTest {
             assertThat(headers.getFirst("ce_id")).isEqualTo(record.getId());
             assertThat(headers.getFirst("ce_source")).isEqualTo("/orders");
             assertThat(headers.getFirst("ce_subject")).isEqualTo(record.getAggregateId());
+            assertThat(headers.getFirst(PublishingRig.TENANT_HEADER))
+                    .isEqualTo(PublishingRig.tenantOf(record.getAggregateId()));
         });
     }
 

@@ -95,7 +95,8 @@ class RabbitOutboxPublisherTest {
                     .containsEntry(OutboxMessageHeaders.CREATED_AT, record.getCreatedAt().toString())
                     .containsEntry("ce_id", record.getId())
                     .containsEntry("ce_source", "/orders")
-                    .containsEntry("ce_subject", record.getAggregateId());
+                    .containsEntry("ce_subject", record.getAggregateId())
+                    .containsEntry(PublishingRig.TENANT_HEADER, PublishingRig.tenantOf(record.getAggregateId()));
         });
     }
 

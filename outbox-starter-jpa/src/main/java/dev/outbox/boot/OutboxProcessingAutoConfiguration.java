@@ -1,6 +1,7 @@
 package dev.outbox.boot;
 
 import dev.outbox.cluster.ClusterCoordinator;
+import dev.outbox.context.RecordContexts;
 import dev.outbox.handler.OutboxHandlers;
 import dev.outbox.jpa.JdbcOutboxStores;
 import dev.outbox.node.LocalWakeUps;
@@ -10,6 +11,7 @@ import dev.outbox.retention.OutboxPurger;
 import dev.outbox.spi.InstanceStore;
 import dev.outbox.spi.OutboxListener;
 import dev.outbox.spi.OutboxObservation;
+import dev.outbox.spi.RecordContext;
 import dev.outbox.spi.PartitionListener;
 import dev.outbox.spi.PartitionStore;
 import dev.outbox.spi.RecordPurge;
@@ -43,14 +45,16 @@ public class OutboxProcessingAutoConfiguration {
     /** The processor's settings, handlers and observers, as both kinds of processing use them. */
     static OutboxProcessor.Builder processor(RecordStore store, OutboxHandlers handlers,
             OutboxHandlerBeans handlerBeans, ObjectProvider<OutboxListener> listeners,
-            ObjectProvider<OutboxObservation> observation, Clock clock, OutboxProperties properties,
-            Environment environment) {
+            ObjectProvider<OutboxObservation> observation, ObjectProvider<RecordContext> contexts, Clock clock,
+            OutboxProperties properties, Environment environment) {
         OutboxProcessor.Builder builder = OutboxProcessor.builder()
                 .recordStore(store)
                 .routes(handlers)
                 .retryPolicy(handlerBeans.defaultRetryPolicy())
                 .listener(OutboxListener.composite(listeners.orderedStream().toList()))
-                .observation(observation.getIfAvailable(() -> OutboxObservation.NOOP))
+                // the writer's context (MDC entries, say) set around each handler call
+                .observation(RecordContexts.restoring(observation.getIfAvailable(() -> OutboxObservation.NOOP),
+                        properties.context().with(contexts.orderedStream().toList())))
                 .clock(clock)
                 .options(properties.toProcessingOptions());
         // spring.threads.virtual.enabled on Java 21+, as for Spring Boot's own executors.
@@ -68,10 +72,11 @@ public class OutboxProcessingAutoConfiguration {
         @Bean(destroyMethod = "close")
         @ConditionalOnMissingBean
         OutboxProcessor outboxProcessor(RecordStore store, OutboxHandlers handlers, OutboxHandlerBeans handlerBeans,
-                ObjectProvider<OutboxListener> listeners, ObjectProvider<OutboxObservation> observation, Clock clock,
-                OutboxProperties properties, Environment environment) {
-            return processor(store, handlers, handlerBeans, listeners, observation, clock, properties, environment)
-                    .build();
+                ObjectProvider<OutboxListener> listeners, ObjectProvider<OutboxObservation> observation,
+                ObjectProvider<RecordContext> contexts, Clock clock, OutboxProperties properties,
+                Environment environment) {
+            return processor(store, handlers, handlerBeans, listeners, observation, contexts, clock, properties,
+                    environment).build();
         }
     }
 
@@ -87,11 +92,12 @@ public class OutboxProcessingAutoConfiguration {
         OutboxNode outboxNode(RecordStore store, InstanceStore instances, PartitionStore partitions,
                 JdbcOutboxStores stores, LocalWakeUps wakeUps, OutboxInstanceIdentity identity,
                 OutboxHandlers handlers, OutboxHandlerBeans handlerBeans, ObjectProvider<OutboxListener> listeners,
-                ObjectProvider<OutboxObservation> observation, ObjectProvider<PartitionListener> partitionListeners,
-                Clock clock, OutboxProperties properties, Environment environment) {
+                ObjectProvider<OutboxObservation> observation, ObjectProvider<RecordContext> contexts,
+                ObjectProvider<PartitionListener> partitionListeners, Clock clock, OutboxProperties properties,
+                Environment environment) {
             OutboxNode.Builder node = OutboxNode.builder()
-                    .processor(processor(store, handlers, handlerBeans, listeners, observation, clock, properties,
-                            environment))
+                    .processor(processor(store, handlers, handlerBeans, listeners, observation, contexts, clock,
+                            properties, environment))
                     .cluster(ClusterCoordinator.builder()
                             .instanceStore(instances)
                             .heartbeatStore(stores.heartbeats())

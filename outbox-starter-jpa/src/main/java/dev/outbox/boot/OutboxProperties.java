@@ -1,12 +1,16 @@
 package dev.outbox.boot;
 
 import dev.outbox.cluster.ClusterTimings;
+import dev.outbox.context.MdcRecordContext;
 import dev.outbox.internal.Checks;
 import dev.outbox.processing.ProcessingOptions;
 import dev.outbox.retention.OutboxPurger;
 import dev.outbox.retry.OutboxRetryPolicy;
+import dev.outbox.spi.RecordContext;
 import java.time.Duration;
 import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 import org.springframework.boot.context.properties.ConfigurationProperties;
@@ -33,6 +37,7 @@ import org.springframework.util.unit.DataSize;
  * @param instance this application instance
  * @param metrics what outbox-metrics publishes
  * @param purge the scheduled deletion of finished records
+ * @param context what travels with a record from its writer to its handler
  */
 @ConfigurationProperties("outbox")
 public record OutboxProperties(
@@ -46,7 +51,8 @@ public record OutboxProperties(
         @DefaultValue Retry retry,
         @DefaultValue Instance instance,
         @DefaultValue Metrics metrics,
-        @DefaultValue Purge purge) {
+        @DefaultValue Purge purge,
+        @DefaultValue Context context) {
 
     public OutboxProperties {
         // Check eagerly, so a bad value fails the binding of outbox.* with the property named.
@@ -62,6 +68,7 @@ public record OutboxProperties(
         Checks.positive("outbox.metrics.refresh-interval", metrics.refreshInterval());
         purge.toPurger(OutboxPurger.builder());
         Checks.atLeast("outbox.metrics.max-event-types", metrics.maxEventTypes(), 1);
+        context.mdc();
     }
 
     /**
@@ -97,6 +104,32 @@ public record OutboxProperties(
             @DefaultValue("10s") @DurationUnit(ChronoUnit.MILLIS) Duration refreshInterval,
             @DefaultValue("true") boolean partitionGauges,
             @DefaultValue("50") int maxEventTypes) {
+    }
+
+    /**
+     * @param mdcKeys SLF4J MDC keys whose values are stored as headers of every record written while they are set, and
+     *     put in the MDC again around the record's handler call (a tenant, a correlation id)
+     */
+    public record Context(@DefaultValue List<String> mdcKeys) {
+
+        /** The application's record contexts, and the MDC one when {@code mdcKeys} names any. */
+        public List<RecordContext> with(List<RecordContext> beans) {
+            if (mdcKeys.isEmpty()) {
+                return beans;
+            }
+            List<RecordContext> all = new ArrayList<>(beans);
+            all.add(mdc());
+            return all;
+        }
+
+        /** The MDC context of {@code mdcKeys}, checked: a key must be a valid header name. */
+        public MdcRecordContext mdc() {
+            try {
+                return MdcRecordContext.of(mdcKeys);
+            } catch (IllegalArgumentException e) {
+                throw new IllegalArgumentException("outbox.context.mdc-keys: " + e.getMessage(), e);
+            }
+        }
     }
 
     /**

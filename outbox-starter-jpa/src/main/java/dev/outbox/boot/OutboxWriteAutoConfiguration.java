@@ -3,6 +3,7 @@ package dev.outbox.boot;
 import dev.outbox.Outbox;
 import dev.outbox.OutboxRecordRepository;
 import dev.outbox.PayloadSerializer;
+import dev.outbox.context.RecordContexts;
 import dev.outbox.handler.OutboxHandlers;
 import dev.outbox.jpa.JdbcOutboxStores;
 import dev.outbox.jpa.JpaOutboxRecordRepository;
@@ -10,6 +11,7 @@ import dev.outbox.jpa.OutboxRecordEntity;
 import dev.outbox.jpa.OutboxTableSchemaFilter;
 import dev.outbox.node.LocalWakeUps;
 import dev.outbox.spi.OutboxObservation;
+import dev.outbox.spi.RecordContext;
 import jakarta.persistence.EntityManagerFactory;
 import java.time.Clock;
 import javax.sql.DataSource;
@@ -46,10 +48,13 @@ public class OutboxWriteAutoConfiguration {
     @ConditionalOnMissingBean
     OutboxRecordRepository outboxRecordRepository(EntityManagerFactory entityManagerFactory,
             PlatformTransactionManager transactionManager, JdbcOutboxStores stores, LocalWakeUps wakeUps,
-            OutboxHandlers handlers, ObjectProvider<OutboxObservation> observation, OutboxProperties properties) {
-        return handlers.fanningOut(JpaOutboxRecordRepository.create(entityManagerFactory, transactionManager,
-                properties.maxPayloadBytes(), stores.commitHooks(wakeUps),
-                observation.getIfAvailable(() -> OutboxObservation.NOOP)));
+            OutboxHandlers handlers, ObjectProvider<OutboxObservation> observation,
+            ObjectProvider<RecordContext> contexts, OutboxProperties properties) {
+        // captured once per record, before the fan-out copies it for each handler
+        return RecordContexts.capturing(handlers.fanningOut(JpaOutboxRecordRepository.create(entityManagerFactory,
+                transactionManager, properties.maxPayloadBytes(), stores.commitHooks(wakeUps),
+                observation.getIfAvailable(() -> OutboxObservation.NOOP))),
+                properties.context().with(contexts.orderedStream().toList()));
     }
 
     /**

@@ -16,9 +16,11 @@ import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -27,6 +29,7 @@ import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.slf4j.MDC;
 import org.springframework.boot.WebApplicationType;
 import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.context.ConfigurableApplicationContext;
@@ -106,6 +109,44 @@ public abstract class AbstractOutboxAcceptanceTest extends DatabasePerTestClass 
 
         assertThat(jdbc().queryForObject("SELECT COUNT(*) FROM test_order", Integer.class)).isZero();
         assertThat(jdbc().queryForObject("SELECT COUNT(*) FROM outbox_record", Integer.class)).isZero();
+    }
+
+    @Test
+    final void theWritersHeadersAndMdcReachTheHandlerAndTheMdcIsClearedAfterIt() {
+        ConfigurableApplicationContext app = start(null, "outbox.poll-interval=50ms",
+                "outbox.context.mdc-keys=tenant,correlationId", "outbox.processing.concurrency=1");
+        Map<String, Map<String, String>> mdcByAggregate = new ConcurrentHashMap<>();
+        processor.beforeHandling(record -> {
+            Map<String, String> seen = new LinkedHashMap<>();
+            seen.put("tenant", String.valueOf(MDC.get("tenant")));
+            seen.put("correlationId", String.valueOf(MDC.get("correlationId")));
+            mdcByAggregate.put(record.getAggregateId(), seen);
+        });
+        OutboxRecordRepository records = repository(app);
+        Clock clock = app.getBean(Clock.class);
+        TransactionTemplate transaction = new TransactionTemplate(app.getBean(PlatformTransactionManager.class));
+        MDC.put("tenant", "acme");
+        MDC.put("correlationId", "req-42");
+        try {
+            transaction.executeWithoutResult(status -> records.save(OutboxRecord.builder().aggregateId("with-mdc")
+                    .eventType("OrderPlaced").payload("{}").header("source", "web").build(clock)));
+        } finally {
+            MDC.clear();
+        }
+        await().atMost(DEADLINE).until(() -> mdcByAggregate.containsKey("with-mdc"));
+        transaction.executeWithoutResult(status -> records.save(OutboxRecord.builder().aggregateId("without-mdc")
+                .eventType("OrderPlaced").payload("{}").build(clock)));
+        await().atMost(DEADLINE).until(() -> mdcByAggregate.containsKey("without-mdc"));
+
+        assertThat(mdcByAggregate.get("with-mdc")).containsEntry("tenant", "acme")
+                .containsEntry("correlationId", "req-42");
+        assertThat(mdcByAggregate.get("without-mdc")).as("cleared after the first handler call, same worker")
+                .containsEntry("tenant", "null").containsEntry("correlationId", "null");
+        assertThat(records.findByAggregateId("with-mdc")).singleElement().satisfies(record -> assertThat(
+                record.getHeaders()).containsExactly(Map.entry("source", "web"), Map.entry("tenant", "acme"),
+                        Map.entry("correlationId", "req-42")));
+        assertThat(processor.handled()).filteredOn(record -> record.getAggregateId().equals("with-mdc"))
+                .singleElement().satisfies(record -> assertThat(record.getHeaders()).containsEntry("source", "web"));
     }
 
     @Test

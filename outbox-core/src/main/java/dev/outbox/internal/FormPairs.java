@@ -1,0 +1,46 @@
+package dev.outbox.internal;
+
+import java.net.URLDecoder;
+import java.net.URLEncoder;
+import java.nio.charset.StandardCharsets;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.stream.Collectors;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Name-value pairs in one text column: {@code name=value} joined by {@code &}, each URL-encoded, in their order. Used
+ * for a record's headers and its trace context.
+ */
+public final class FormPairs {
+
+    private FormPairs() {
+    }
+
+    public static String encode(Map<String, String> pairs) {
+        return pairs.entrySet().stream()
+                .map(pair -> URLEncoder.encode(pair.getKey(), StandardCharsets.UTF_8) + "="
+                        + URLEncoder.encode(pair.getValue(), StandardCharsets.UTF_8))
+                .collect(Collectors.joining("&"));
+    }
+
+    /** The pairs, in their order; empty for null or empty text. Malformed pairs are left out. */
+    public static Map<String, String> decode(@Nullable String encoded) {
+        Map<String, String> pairs = new LinkedHashMap<>();
+        if (encoded == null || encoded.isEmpty()) {
+            return pairs;
+        }
+        for (String pair : encoded.split("&")) {
+            int equals = pair.indexOf('=');
+            if (equals > 0) {
+                try {
+                    pairs.put(URLDecoder.decode(pair.substring(0, equals), StandardCharsets.UTF_8),
+                            URLDecoder.decode(pair.substring(equals + 1), StandardCharsets.UTF_8));
+                } catch (IllegalArgumentException malformed) {
+                    // written by something else: that pair is lost, the record is not
+                }
+            }
+        }
+        return pairs;
+    }
+}
