@@ -2,7 +2,7 @@ package dev.outbox.context;
 
 import dev.outbox.OutboxRecord;
 import dev.outbox.OutboxRecordRepository;
-import dev.outbox.OutboxRecordStatus;
+import dev.outbox.internal.ForwardingRecordRepository;
 import dev.outbox.spi.OutboxObservation;
 import dev.outbox.spi.RecordContext;
 import java.util.ArrayDeque;
@@ -10,7 +10,6 @@ import java.util.Deque;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -35,13 +34,12 @@ public final class RecordContexts {
         return contexts.isEmpty() ? observation : new Restoring(observation, List.copyOf(contexts));
     }
 
-    private static final class Capturing implements OutboxRecordRepository {
+    private static final class Capturing extends ForwardingRecordRepository {
 
-        private final OutboxRecordRepository delegate;
         private final List<RecordContext> contexts;
 
         Capturing(OutboxRecordRepository delegate, List<RecordContext> contexts) {
-            this.delegate = delegate;
+            super(delegate);
             this.contexts = contexts;
         }
 
@@ -50,26 +48,6 @@ public final class RecordContexts {
             Map<String, String> captured = new LinkedHashMap<>();
             contexts.forEach(context -> context.capture().forEach(captured::putIfAbsent));
             return delegate.save(record.withHeaders(captured));
-        }
-
-        @Override
-        public Optional<OutboxRecord> findById(String id) {
-            return delegate.findById(id);
-        }
-
-        @Override
-        public List<OutboxRecord> findByAggregateId(String aggregateId) {
-            return delegate.findByAggregateId(aggregateId);
-        }
-
-        @Override
-        public List<OutboxRecord> findByStatus(OutboxRecordStatus status, int limit) {
-            return delegate.findByStatus(status, limit);
-        }
-
-        @Override
-        public long countByStatus(OutboxRecordStatus status) {
-            return delegate.countByStatus(status);
         }
     }
 

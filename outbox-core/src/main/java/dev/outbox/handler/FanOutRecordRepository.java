@@ -2,19 +2,17 @@ package dev.outbox.handler;
 
 import dev.outbox.OutboxRecord;
 import dev.outbox.OutboxRecordRepository;
-import dev.outbox.OutboxRecordStatus;
+import dev.outbox.internal.ForwardingRecordRepository;
 import java.util.List;
-import java.util.Optional;
 import java.util.function.Function;
 
 /** Stores one record per subscribed handler for records that are addressed to none; see OutboxHandlers. */
-final class FanOutRecordRepository implements OutboxRecordRepository {
+final class FanOutRecordRepository extends ForwardingRecordRepository {
 
-    private final OutboxRecordRepository delegate;
     private final Function<String, List<String>> subscribers;
 
     FanOutRecordRepository(OutboxRecordRepository delegate, Function<String, List<String>> subscribers) {
-        this.delegate = delegate;
+        super(delegate);
         this.subscribers = subscribers;
     }
 
@@ -29,26 +27,6 @@ final class FanOutRecordRepository implements OutboxRecordRepository {
             delegate.save(record.copyForHandler(handlerId));
         }
         return first;
-    }
-
-    @Override
-    public Optional<OutboxRecord> findById(String id) {
-        return delegate.findById(id);
-    }
-
-    @Override
-    public List<OutboxRecord> findByAggregateId(String aggregateId) {
-        return delegate.findByAggregateId(aggregateId);
-    }
-
-    @Override
-    public List<OutboxRecord> findByStatus(OutboxRecordStatus status, int limit) {
-        return delegate.findByStatus(status, limit);
-    }
-
-    @Override
-    public long countByStatus(OutboxRecordStatus status) {
-        return delegate.countByStatus(status);
     }
 
     @Override

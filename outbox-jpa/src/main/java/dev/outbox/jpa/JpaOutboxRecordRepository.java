@@ -28,8 +28,9 @@ import org.springframework.transaction.support.TransactionTemplate;
 /**
  * {@link OutboxRecordRepository} on Spring Data JPA: {@link #save(OutboxRecord)} joins the current (business)
  * transaction, so the record commits or rolls back with it; the transaction's records are inserted as one JDBC batch
- * on its own connection just before it commits. Without a transaction, a save runs in one of its own. {@link CommitHooks} run once around the commit of a transaction with
- * records, so that processors can look for them at once instead of at their next poll.
+ * on its own connection just before it commits. Without a transaction, a save runs in one of its own.
+ * {@link CommitHooks} run once around the commit of a transaction with records, so that processors can look for them
+ * at once instead of at their next poll.
  */
 public final class JpaOutboxRecordRepository implements OutboxRecordRepository {
 
@@ -40,8 +41,6 @@ public final class JpaOutboxRecordRepository implements OutboxRecordRepository {
      * this package through the starter's auto-configuration package, does not register it a second time.
      */
     interface OutboxRecordRows extends Repository<OutboxRecordEntity, String> {
-
-        OutboxRecordEntity save(OutboxRecordEntity entity);
 
         Optional<OutboxRecordEntity> findById(String id);
 
@@ -175,6 +174,17 @@ public final class JpaOutboxRecordRepository implements OutboxRecordRepository {
         PendingRecords created = new PendingRecords();
         TransactionSynchronizationManager.bindResource(synchronizationKey, created);
         TransactionSynchronizationManager.registerSynchronization(new TransactionSynchronization() {
+            // a transaction started inside this one (REQUIRES_NEW) must collect records of its own
+            @Override
+            public void suspend() {
+                TransactionSynchronizationManager.unbindResource(synchronizationKey);
+            }
+
+            @Override
+            public void resume() {
+                TransactionSynchronizationManager.bindResource(synchronizationKey, created);
+            }
+
             @Override
             public void beforeCommit(boolean readOnly) {
                 created.insert();

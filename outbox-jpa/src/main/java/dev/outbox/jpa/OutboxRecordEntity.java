@@ -31,8 +31,9 @@ import org.jspecify.annotations.Nullable;
 import org.springframework.data.domain.Persistable;
 
 /**
- * JPA mapping of {@code outbox_record}, used by the write path only: the processing side reads and updates rows with
- * plain SQL. Applications never see this class; they work with {@link OutboxRecord}.
+ * JPA mapping of {@code outbox_record}, for the repository's reads and for Hibernate's schema validation: records are
+ * inserted as JDBC batches ({@link RecordInserts}), and the processing side reads and updates rows with plain SQL.
+ * Applications never see this class; they work with {@link OutboxRecord}.
  */
 @Entity
 @Table(name = OutboxRecordEntity.TABLE)
@@ -114,26 +115,6 @@ public class OutboxRecordEntity implements Persistable<String> {
 
     protected OutboxRecordEntity() {
         // for JPA
-    }
-
-    static OutboxRecordEntity of(OutboxRecord record) {
-        OutboxRecordEntity entity = new OutboxRecordEntity();
-        entity.id = record.getId();
-        entity.status = record.getStatus();
-        entity.aggregateId = record.getAggregateId();
-        entity.eventType = record.getEventType();
-        entity.payload = record.getPayload();
-        entity.partition = record.getPartition();
-        entity.createdAt = record.getCreatedAt();
-        entity.completedAt = record.getCompletedAt();
-        entity.retryCount = record.getRetryCount();
-        entity.nextRetryAt = record.getNextRetryAt();
-        entity.lastError = record.getLastError();
-        entity.traceContext = record.getTraceContext();
-        entity.headers = record.getHeaders().isEmpty() ? null : RecordHeaders.encode(record.getHeaders());
-        String handler = record.getHandlerId();
-        entity.handlerId = handler == null ? "" : handler;
-        return entity;
     }
 
     @Override

@@ -15,6 +15,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.springframework.orm.jpa.LocalContainerEntityManagerFactoryBean;
+import org.springframework.transaction.TransactionDefinition;
 import org.springframework.transaction.support.TransactionTemplate;
 
 /** The write path on its own, with plain Spring ORM transactions on H2. */
@@ -61,6 +62,23 @@ class JpaOutboxRecordRepositoryTest {
         });
 
         assertThat(fixture.repository().countByStatus(OutboxRecordStatus.NEW)).isZero();
+    }
+
+    @Test
+    void aTransactionStartedInsideAnotherCommitsItsOwnRecordsWhenTheOuterRollsBack() {
+        TransactionTemplate outer = new TransactionTemplate(fixture.transactionManager());
+        TransactionTemplate inner = new TransactionTemplate(fixture.transactionManager());
+        inner.setPropagationBehavior(TransactionDefinition.PROPAGATION_REQUIRES_NEW);
+
+        outer.executeWithoutResult(status -> {
+            fixture.repository().save(record("outer", "{\"a\":1}"));
+            inner.executeWithoutResult(nested -> fixture.repository().save(record("inner", "{\"b\":1}")));
+            fixture.repository().save(record("outer", "{\"a\":2}"));
+            status.setRollbackOnly();
+        });
+
+        assertThat(fixture.repository().findByAggregateId("inner")).hasSize(1);
+        assertThat(fixture.repository().findByAggregateId("outer")).isEmpty();
     }
 
     @Test

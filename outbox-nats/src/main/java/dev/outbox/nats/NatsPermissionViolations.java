@@ -50,7 +50,12 @@ public class NatsPermissionViolations extends ErrorListenerLoggerImpl {
 
     /** Fails {@code outcome} when the server refuses a publish to {@code subject}, until {@code outcome} completes. */
     void watch(String subject, CompletableFuture<?> outcome) {
-        inFlightBySubject.computeIfAbsent(subject, key -> ConcurrentHashMap.newKeySet()).add(outcome);
+        // added and removed under the map's lock for the subject, so an add never lands in a set just dropped
+        inFlightBySubject.compute(subject, (key, watched) -> {
+            Set<CompletableFuture<?>> set = watched == null ? ConcurrentHashMap.newKeySet() : watched;
+            set.add(outcome);
+            return set;
+        });
         outcome.whenComplete((result, failure) -> inFlightBySubject.computeIfPresent(subject, (key, watched) -> {
             watched.remove(outcome);
             return watched.isEmpty() ? null : watched;

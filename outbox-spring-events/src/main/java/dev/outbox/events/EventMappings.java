@@ -3,7 +3,6 @@ package dev.outbox.events;
 import java.util.Optional;
 import org.jspecify.annotations.Nullable;
 import org.springframework.core.annotation.AnnotatedElementUtils;
-import org.springframework.expression.EvaluationContext;
 import org.springframework.expression.Expression;
 import org.springframework.expression.ParseException;
 import org.springframework.expression.spel.standard.SpelExpressionParser;
@@ -20,8 +19,6 @@ public final class EventMappings {
     private static final String EXTERNALIZED = "org.springframework.modulith.events.Externalized";
 
     private final SpelExpressionParser parser = new SpelExpressionParser();
-    // the expressions come from the application's own annotations; the event is passed as root object on each call
-    private final EvaluationContext context = new StandardEvaluationContext();
     private final @Nullable ExternalizedEvents externalized;
     private final ClassValue<Optional<EventMapping>> byClass = new ClassValue<>() {
         @Override
@@ -59,14 +56,22 @@ public final class EventMappings {
         if (annotation != null) {
             String source = "@OutboxEvent(aggregateId = \"" + annotation.aggregateId() + "\")";
             Expression expression = parse(type, source, annotation.aggregateId());
-            return EventMapping.of(type, source, event -> expression.getValue(context, event),
+            return EventMapping.of(type, source, event -> evaluate(expression, event),
                     annotation.eventType().isBlank() ? null : annotation.eventType());
         }
         if (AggregateEvent.class.isAssignableFrom(type)) {
             return EventMapping.of(type, "AggregateEvent.aggregateId()",
                     event -> ((AggregateEvent) event).aggregateId(), null);
         }
-        return externalized == null ? null : externalized.mappingOf(type, parser, context);
+        return externalized == null ? null : externalized.mappingOf(type, parser);
+    }
+
+    /**
+     * The expression's value on {@code event}, in a context of its own: an evaluation context is not made to be
+     * shared between threads. The expressions come from the application's own annotations, so the full context.
+     */
+    static @Nullable Object evaluate(Expression expression, Object event) {
+        return expression.getValue(new StandardEvaluationContext(event));
     }
 
     private Expression parse(Class<?> type, String source, String expression) {

@@ -13,7 +13,6 @@ import org.springframework.beans.factory.config.BeanDefinition;
 import org.springframework.context.annotation.ClassPathScanningCandidateComponentProvider;
 import org.springframework.core.annotation.AnnotatedElementUtils;
 import org.springframework.core.type.filter.AnnotationTypeFilter;
-import org.springframework.expression.EvaluationContext;
 import org.springframework.expression.Expression;
 import org.springframework.expression.ParseException;
 import org.springframework.expression.common.TemplateParserContext;
@@ -89,7 +88,7 @@ public final class ExternalizedEvents {
         return found;
     }
 
-    @Nullable EventMapping mappingOf(Class<?> type, SpelExpressionParser parser, EvaluationContext context) {
+    @Nullable EventMapping mappingOf(Class<?> type, SpelExpressionParser parser) {
         Externalized annotation = annotation(type);
         if (annotation == null) {
             return null;
@@ -107,7 +106,7 @@ public final class ExternalizedEvents {
                 throw new IllegalArgumentException(type.getName() + ": the key of " + source
                         + " is not a valid SpEL template: " + e.getMessage(), e);
             }
-            mapping = EventMapping.of(type, source, event -> expression.getValue(context, event),
+            mapping = EventMapping.of(type, source, event -> EventMappings.evaluate(expression, event),
                     type.getSimpleName());
         } else {
             mapping = EventMapping.of(type, source, event -> key, type.getSimpleName());

@@ -59,44 +59,19 @@ final class PublisherBenchmark {
             List<String> appProperties) {
 
         static Options parse(String[] args) {
-            Map<String, String> values = new HashMap<>();
             List<String> appProperties = new ArrayList<>();
-            for (String arg : args) {
-                if (arg.equals(FLAG)) {
-                    continue;
-                }
-                if (arg.startsWith("--app-property=")) {
-                    appProperties.add(arg.substring("--app-property=".length()));
-                    continue;
-                }
-                int equals = arg.indexOf('=');
-                if (!arg.startsWith("--") || equals < 0) {
-                    throw new IllegalArgumentException("expected --name=value but got '" + arg + "'");
-                }
-                values.put(arg.substring(2, equals), arg.substring(equals + 1));
-            }
+            Map<String, String> values = BenchArgs.parse(args, FLAG, "app-property", appProperties);
             Options options = new Options(values.getOrDefault("url", BenchmarkOptions.DEFAULT_URL),
                     values.getOrDefault("user", "postgres"), values.getOrDefault("password", ""),
-                    positive(values, "records", 100_000), positive(values, "aggregates", 10_000),
-                    positive(values, "latency-rate", 500), positive(values, "latency-seconds", 30),
+                    BenchArgs.positive(values, "records", 100_000), BenchArgs.positive(values, "aggregates", 10_000),
+                    BenchArgs.positive(values, "latency-rate", 500), BenchArgs.positive(values, "latency-seconds", 30),
                     List.of(values.getOrDefault("targets", "noop,kafka,rabbitmq,nats").split(",")),
                     values.getOrDefault("rabbitmq-url", "amqp://guest:guest@127.0.0.1:5672"),
                     values.getOrDefault("nats-url", "nats://127.0.0.1:4222"),
                     Path.of(values.getOrDefault("out", "target/publisher-benchmark.json")), List.copyOf(appProperties));
-            values.keySet().removeAll(List.of("url", "user", "password", "records", "aggregates", "latency-rate",
-                    "latency-seconds", "targets", "rabbitmq-url", "nats-url", "out"));
-            if (!values.isEmpty()) {
-                throw new IllegalArgumentException("unknown options " + values.keySet());
-            }
+            BenchArgs.requireNoneLeft(values, List.of("url", "user", "password", "records", "aggregates",
+                    "latency-rate", "latency-seconds", "targets", "rabbitmq-url", "nats-url", "out"));
             return options;
-        }
-
-        private static int positive(Map<String, String> values, String name, int defaultValue) {
-            int value = Integer.parseInt(values.getOrDefault(name, Integer.toString(defaultValue)));
-            if (value <= 0) {
-                throw new IllegalArgumentException("--" + name + " must be positive, was " + value);
-            }
-            return value;
         }
     }
 

@@ -10,7 +10,6 @@ import java.sql.SQLException;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -37,34 +36,13 @@ final class WriteBenchmark {
     record Options(String url, String user, String password, int records, int transactions, Path out) {
 
         static Options parse(String[] args) {
-            Map<String, String> values = new HashMap<>();
-            for (String arg : args) {
-                if (arg.equals(FLAG)) {
-                    continue;
-                }
-                int equals = arg.indexOf('=');
-                if (!arg.startsWith("--") || equals < 0) {
-                    throw new IllegalArgumentException("expected --name=value but got '" + arg + "'");
-                }
-                values.put(arg.substring(2, equals), arg.substring(equals + 1));
-            }
+            Map<String, String> values = BenchArgs.parse(args, FLAG, null, new ArrayList<>());
             Options options = new Options(values.getOrDefault("url", BenchmarkOptions.DEFAULT_URL),
                     values.getOrDefault("user", "postgres"), values.getOrDefault("password", ""),
-                    positive(values, "records", 20_000), positive(values, "transactions", 2_000),
+                    BenchArgs.positive(values, "records", 20_000), BenchArgs.positive(values, "transactions", 2_000),
                     Path.of(values.getOrDefault("out", "target/write-benchmark.json")));
-            values.keySet().removeAll(List.of("url", "user", "password", "records", "transactions", "out"));
-            if (!values.isEmpty()) {
-                throw new IllegalArgumentException("unknown options " + values.keySet());
-            }
+            BenchArgs.requireNoneLeft(values, List.of("url", "user", "password", "records", "transactions", "out"));
             return options;
-        }
-
-        private static int positive(Map<String, String> values, String name, int defaultValue) {
-            int value = Integer.parseInt(values.getOrDefault(name, Integer.toString(defaultValue)));
-            if (value <= 0) {
-                throw new IllegalArgumentException("--" + name + " must be positive, was " + value);
-            }
-            return value;
         }
     }
 
