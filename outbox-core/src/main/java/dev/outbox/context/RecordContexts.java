@@ -66,19 +66,22 @@ public final class RecordContexts {
             return delegate.contextForWrite(record);
         }
 
+        /** Inside the delegate's observation, so that the handler's span is current while the contexts are set. */
         @Override
         public void observeProcessing(OutboxRecord record, HandlerCall call) throws Exception {
-            Deque<RecordContext.Scope> scopes = new ArrayDeque<>();
-            try {
-                for (RecordContext context : contexts) {
-                    scopes.push(context.restore(record.getHeaders()));
+            delegate.observeProcessing(record, () -> {
+                Deque<RecordContext.Scope> scopes = new ArrayDeque<>();
+                try {
+                    for (RecordContext context : contexts) {
+                        scopes.push(context.restore(record.getHeaders()));
+                    }
+                    call.run();
+                } finally {
+                    while (!scopes.isEmpty()) {
+                        scopes.pop().close();
+                    }
                 }
-                delegate.observeProcessing(record, call);
-            } finally {
-                while (!scopes.isEmpty()) {
-                    scopes.pop().close();
-                }
-            }
+            });
         }
     }
 }

@@ -14,6 +14,7 @@ import dev.outbox.processing.OutboxProcessor;
 import dev.outbox.processing.ProcessingOptions;
 import dev.outbox.retention.OutboxPurger;
 import dev.outbox.retry.OutboxRetryPolicy;
+import dev.outbox.spi.RecordContext;
 import dev.outbox.spi.RecordStore;
 import dev.outbox.testing.MutableClock;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
@@ -217,6 +218,33 @@ class OutboxAutoConfigurationTest {
                             .singleElement().satisfies(sql -> assertThat(sql).startsWith("INSERT INTO outbox_record"));
                     assertThat(context.getBean(OutboxRecordRepository.class).findByAggregateId("aggregate-3"))
                             .hasSize(14);
+                });
+    }
+
+    @Test
+    void aRecordContextBeanAddsItsHeadersToEveryRecordWritten() {
+        RecordContext tenant = new RecordContext() {
+            @Override
+            public Map<String, String> capture() {
+                return Map.of("tenant", "acme");
+            }
+
+            @Override
+            public Scope restore(Map<String, String> headers) {
+                return Scope.NONE;
+            }
+        };
+        runner.withPropertyValues("outbox.processing.enabled=false")
+                .withBean("tenantContext", RecordContext.class, () -> tenant)
+                .run(context -> {
+                    TransactionTemplate transaction = new TransactionTemplate(
+                            context.getBean(PlatformTransactionManager.class));
+                    transaction.executeWithoutResult(status -> context.getBean(Outbox.class)
+                            .schedule(Map.of("n", 1), "order-1"));
+
+                    assertThat(context.getBean(OutboxRecordRepository.class).findByAggregateId("order-1"))
+                            .singleElement().satisfies(record -> assertThat(record.getHeaders())
+                                    .containsExactly(Map.entry("tenant", "acme")));
                 });
     }
 
