@@ -29,10 +29,10 @@ class BenchmarkSmokeTest {
     @Test
     @Timeout(value = 240, unit = TimeUnit.SECONDS)
     void everyMeasurementRunsAndEveryCheckHolds() throws Exception {
-        String url = env("OUTBOX_TEST_POSTGRES_URL", BenchmarkOptions.DEFAULT_URL);
-        String user = env("OUTBOX_TEST_POSTGRES_USER", "postgres");
-        String password = env("OUTBOX_TEST_POSTGRES_PASSWORD", "");
-        requireDatabase(url, user, password);
+        Database db = database();
+        String url = db.url();
+        String user = db.user();
+        String password = db.password();
 
         BenchmarkDriver.Outcome outcome = BenchmarkDriver.run(BenchmarkOptions.parse(new String[] {
                 "--url=" + url, "--user=" + user, "--password=" + password,
@@ -110,10 +110,10 @@ class BenchmarkSmokeTest {
     @Test
     @Timeout(value = 300, unit = TimeUnit.SECONDS)
     void everyPublisherIsMeasuredAndEveryDestinationHoldsEachRecordInOrder() throws Exception {
-        String url = env("OUTBOX_TEST_POSTGRES_URL", BenchmarkOptions.DEFAULT_URL);
-        String user = env("OUTBOX_TEST_POSTGRES_USER", "postgres");
-        String password = env("OUTBOX_TEST_POSTGRES_PASSWORD", "");
-        requireDatabase(url, user, password);
+        Database db = database();
+        String url = db.url();
+        String user = db.user();
+        String password = db.password();
         String rabbitmq = TestBrokers.require("RABBITMQ", "amqp://guest:guest@127.0.0.1:5672");
         String nats = TestBrokers.require("NATS", "nats://127.0.0.1:4222");
         Path out = Path.of("target", "benchmark-smoke", "publisher-benchmark.json");
@@ -147,10 +147,10 @@ class BenchmarkSmokeTest {
     @Test
     @Timeout(value = 300, unit = TimeUnit.SECONDS)
     void theWriteBenchmarkMeasuresEveryTransactionSizeAndBothLatencies() throws Exception {
-        String url = env("OUTBOX_TEST_POSTGRES_URL", BenchmarkOptions.DEFAULT_URL);
-        String user = env("OUTBOX_TEST_POSTGRES_USER", "postgres");
-        String password = env("OUTBOX_TEST_POSTGRES_PASSWORD", "");
-        requireDatabase(url, user, password);
+        Database db = database();
+        String url = db.url();
+        String user = db.user();
+        String password = db.password();
         Path out = Path.of("target", "benchmark-smoke", "write-benchmark.json");
 
         WriteBenchmark.run(WriteBenchmark.Options.parse(new String[] {
@@ -167,6 +167,17 @@ class BenchmarkSmokeTest {
         assertThat(throughput.get(0).path("records").asInt()).as("a quarter at one per transaction").isEqualTo(100);
         assertThat(result.path("latency").path("withoutRecord").path("count").asInt()).isEqualTo(20);
         assertThat(result.path("latency").path("withRecord").path("count").asInt()).isEqualTo(20);
+    }
+
+    private record Database(String url, String user, String password) {
+    }
+
+    /** The PostgreSQL server of the tests: {@code OUTBOX_TEST_POSTGRES_*}, else the local one; checked to answer. */
+    private static Database database() {
+        Database db = new Database(env("OUTBOX_TEST_POSTGRES_URL", BenchmarkOptions.DEFAULT_URL),
+                env("OUTBOX_TEST_POSTGRES_USER", "postgres"), env("OUTBOX_TEST_POSTGRES_PASSWORD", ""));
+        requireDatabase(db.url(), db.user(), db.password());
+        return db;
     }
 
     private static void requireDatabase(String url, String user, String password) {
