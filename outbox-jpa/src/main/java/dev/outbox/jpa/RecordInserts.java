@@ -22,34 +22,40 @@ import org.springframework.jdbc.datasource.SingleConnectionDataSource;
  */
 final class RecordInserts {
 
-    private volatile @Nullable DatabaseDialect dialect;
+    private volatile @Nullable Database database;
+
+    /** What the inserts need to know of the database, worked out once. */
+    private record Database(DatabaseDialect dialect, String sql, int timestampType) {
+
+        static Database of(DatabaseDialect dialect) {
+            // typed, so that a null is bound without asking the driver for the parameter's type (a round trip)
+            int timestampType = dialect.timestampValue(Instant.EPOCH) instanceof OffsetDateTime
+                    ? Types.TIMESTAMP_WITH_TIMEZONE : Types.TIMESTAMP;
+            return new Database(dialect, dialect.statements().get("record.insert"), timestampType);
+        }
+    }
 
     /** Inserts {@code records} on {@code connection}, which stays open and in its transaction. */
     void insert(Connection connection, List<OutboxRecord> records) throws SQLException {
-        DatabaseDialect database = dialectOf(connection);
+        Database known = databaseOf(connection);
         NamedParameterJdbcTemplate jdbc = new NamedParameterJdbcTemplate(
                 new SingleConnectionDataSource(connection, true));
-        SqlParameterSource[] rows = records.stream().map(record -> row(database, record))
+        SqlParameterSource[] rows = records.stream().map(record -> row(known, record))
                 .toArray(SqlParameterSource[]::new);
-        jdbc.batchUpdate(database.statements().get("record.insert"), rows);
+        jdbc.batchUpdate(known.sql(), rows);
     }
 
-    private DatabaseDialect dialectOf(Connection connection) throws SQLException {
-        DatabaseDialect known = dialect;
+    private Database databaseOf(Connection connection) throws SQLException {
+        Database known = database;
         if (known == null) {
-            known = DatabaseDialect.fromProductName(connection.getMetaData().getDatabaseProductName());
-            dialect = known;
+            known = Database.of(DatabaseDialect.fromProductName(connection.getMetaData().getDatabaseProductName()));
+            database = known;
         }
         return known;
     }
 
-    /** Typed, so that a null is bound without asking the driver for the parameter's type (a round trip). */
-    private static int timestampType(DatabaseDialect database) {
-        return database.timestampValue(Instant.EPOCH) instanceof OffsetDateTime ? Types.TIMESTAMP_WITH_TIMEZONE
-                : Types.TIMESTAMP;
-    }
-
-    private static SqlParameterSource row(DatabaseDialect database, OutboxRecord record) {
+    private static SqlParameterSource row(Database database, OutboxRecord record) {
+        DatabaseDialect dialect = database.dialect();
         String handlerId = record.getHandlerId();
         return new MapSqlParameterSource()
                 .addValue("id", record.getId())
@@ -58,11 +64,11 @@ final class RecordInserts {
                 .addValue("eventType", record.getEventType())
                 .addValue("payload", record.getPayload())
                 .addValue("partition", record.getPartition())
-                .addValue("createdAt", database.timestampValue(record.getCreatedAt()))
+                .addValue("createdAt", dialect.timestampValue(record.getCreatedAt()))
                 .addValue("completedAt", record.getCompletedAt() == null ? null
-                        : database.timestampValue(record.getCompletedAt()), timestampType(database))
+                        : dialect.timestampValue(record.getCompletedAt()), database.timestampType())
                 .addValue("retryCount", record.getRetryCount())
-                .addValue("nextRetryAt", database.timestampValue(record.getNextRetryAt()))
+                .addValue("nextRetryAt", dialect.timestampValue(record.getNextRetryAt()))
                 .addValue("lastError", record.getLastError(), Types.VARCHAR)
                 .addValue("traceContext", record.getTraceContext(), Types.VARCHAR)
                 .addValue("handlerId", handlerId == null ? "" : handlerId)
