@@ -3,10 +3,6 @@ package dev.outbox.benchmark;
 import ch.qos.logback.classic.Level;
 import ch.qos.logback.classic.LoggerContext;
 import dev.outbox.OutboxRecord;
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Array;
 import java.sql.Connection;
@@ -23,7 +19,6 @@ import java.util.Map;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.LoggerFactory;
 import org.springframework.jdbc.core.JdbcTemplate;
-import tools.jackson.databind.json.JsonMapper;
 
 /**
  * Runs every measurement once, in this order, each on an emptied outbox table:
@@ -116,7 +111,7 @@ final class BenchmarkDriver {
         result.put("measurements", measurements);
         double totalSeconds = Stats.seconds(System.nanoTime() - started);
         result.put("totalSeconds", totalSeconds);
-        writeJson(options.out(), result);
+        ResultFile.write(options.out(), result);
         System.out.println();
         driver.table.print(System.out);
         System.out.println();
@@ -587,18 +582,6 @@ final class BenchmarkDriver {
         settings.put("startGate", "findDue returns nothing until the driver's go file exists (a proxy of the"
                 + " library's RecordStore bean); then the processor is woken");
         return settings;
-    }
-
-    private static void writeJson(Path out, Map<String, Object> result) {
-        try {
-            if (out.getParent() != null) {
-                Files.createDirectories(out.getParent());
-            }
-            String json = JsonMapper.builder().build().writerWithDefaultPrettyPrinter().writeValueAsString(result);
-            Files.writeString(out, json + "\n", StandardCharsets.UTF_8);
-        } catch (IOException e) {
-            throw new UncheckedIOException("Could not write " + out, e);
-        }
     }
 
     private static String perInstance(Map<String, Long> calls) {

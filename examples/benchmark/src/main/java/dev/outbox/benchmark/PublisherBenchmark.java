@@ -11,11 +11,7 @@ import dev.outbox.benchmark.publish.NatsTarget;
 import dev.outbox.benchmark.publish.NoopTarget;
 import dev.outbox.benchmark.publish.RabbitTarget;
 import dev.outbox.spi.OutboxListener;
-import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.net.URI;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
@@ -37,7 +33,6 @@ import org.springframework.context.annotation.Configuration;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.transaction.PlatformTransactionManager;
 import org.springframework.transaction.support.TransactionTemplate;
-import tools.jackson.databind.json.JsonMapper;
 
 /**
  * The publisher benchmark ({@code java -jar outbox-benchmark.jar --publishers}): for the no-op handler and for each
@@ -114,7 +109,7 @@ final class PublisherBenchmark {
         }
         addRatios(measurements);
         result.put("measurements", measurements);
-        write(options.out(), result);
+        ResultFile.write(options.out(), result);
         System.out.println();
         printTable(measurements);
         System.out.println("Results in " + options.out());
@@ -321,18 +316,6 @@ final class PublisherBenchmark {
                     map.get("drainRatioToNoop"), latency.get("p50Ms") + " / " + latency.get("p95Ms") + " / "
                             + latency.get("p99Ms"), map.containsKey("readBack") ? map.get("readBack") : "-");
         });
-    }
-
-    private static void write(Path out, Map<String, Object> result) {
-        try {
-            if (out.getParent() != null) {
-                Files.createDirectories(out.getParent());
-            }
-            Files.writeString(out, JsonMapper.builder().build().writerWithDefaultPrettyPrinter()
-                    .writeValueAsString(result) + "\n", StandardCharsets.UTF_8);
-        } catch (IOException e) {
-            throw new UncheckedIOException("Could not write " + out, e);
-        }
     }
 
     /** The application each measurement runs: the starter's auto-configuration, and the acknowledgement clock. */

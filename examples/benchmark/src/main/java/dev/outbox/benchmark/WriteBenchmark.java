@@ -1,9 +1,6 @@
 package dev.outbox.benchmark;
 
 import dev.outbox.OutboxRecord;
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.SQLException;
@@ -14,7 +11,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import org.springframework.jdbc.core.JdbcTemplate;
-import tools.jackson.databind.json.JsonMapper;
 
 /**
  * The write benchmark ({@code java -jar outbox-benchmark.jar --write}): what the outbox costs the business
@@ -76,7 +72,7 @@ final class WriteBenchmark {
                 result.put("latency", latency(writer, jdbc, options.transactions()));
             }
         }
-        write(options.out(), result);
+        ResultFile.write(options.out(), result);
         System.out.println("Results in " + options.out());
         return result;
     }
@@ -151,15 +147,5 @@ final class WriteBenchmark {
                 + "p99 %s ms%n", withoutStats.get("p50Ms"), withoutStats.get("p99Ms"), withStats.get("p50Ms"),
                 withStats.get("p99Ms"));
         return measured;
-    }
-
-    private static void write(Path out, Map<String, Object> result) {
-        try {
-            Files.createDirectories(out.toAbsolutePath().getParent());
-            Files.writeString(out, JsonMapper.builder().build().writerWithDefaultPrettyPrinter()
-                    .writeValueAsString(result));
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
     }
 }
