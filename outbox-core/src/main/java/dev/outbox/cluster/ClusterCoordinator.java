@@ -6,6 +6,7 @@ import dev.outbox.internal.FailureLog;
 import dev.outbox.partition.Fence;
 import dev.outbox.partition.OwnedPartitions;
 import dev.outbox.partition.PartitionOwnership;
+import dev.outbox.spi.InstanceCapabilities;
 import dev.outbox.spi.InstanceStore;
 import dev.outbox.spi.PartitionListener;
 import dev.outbox.spi.PartitionStore;
@@ -67,7 +68,7 @@ public final class ClusterCoordinator implements PartitionOwnership, AutoCloseab
         this.instanceId = Checks.requireText("instanceId", builder.instanceId, 255);
         this.timings = new ClusterTimings(builder.heartbeatInterval, builder.staleTimeout, builder.rebalanceInterval);
         this.lease = new HeartbeatLease(builder.heartbeats != null ? builder.heartbeats : instances, instanceId,
-                builder.hostname, builder.port, timings.lease(), builder.nanoClock);
+                builder.hostname, builder.port, builder.capabilities, timings.lease(), builder.nanoClock);
         this.ledger = new PartitionLedger(instanceId, builder.partitionListener);
         this.rebalancer = new Rebalancer(instanceId, instances, partitions, ledger, timings.staleTimeout(),
                 builder.handling, builder.partitionsGained);
@@ -235,6 +236,7 @@ public final class ClusterCoordinator implements PartitionOwnership, AutoCloseab
         private @Nullable String instanceId;
         private String hostname = "unknown";
         private int port;
+        private @Nullable InstanceCapabilities capabilities;
         private Duration heartbeatInterval = ClusterTimings.DEFAULT_HEARTBEAT_INTERVAL;
         private Duration staleTimeout = ClusterTimings.DEFAULT_STALE_TIMEOUT;
         private Duration rebalanceInterval = ClusterTimings.DEFAULT_REBALANCE_INTERVAL;
@@ -274,6 +276,15 @@ public final class ClusterCoordinator implements PartitionOwnership, AutoCloseab
 
         public Builder port(int port) {
             this.port = port;
+            return this;
+        }
+
+        /**
+         * What this instance can process, written into its row of the instance table so that monitoring can tell which
+         * records no live instance takes. Default: not written.
+         */
+        public Builder capabilities(InstanceCapabilities capabilities) {
+            this.capabilities = Objects.requireNonNull(capabilities, "capabilities");
             return this;
         }
 

@@ -1,9 +1,11 @@
 package dev.outbox.cluster;
 
+import dev.outbox.spi.InstanceCapabilities;
 import dev.outbox.spi.InstanceStore;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.function.LongSupplier;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -21,18 +23,20 @@ final class HeartbeatLease {
     private final String instanceId;
     private final String hostname;
     private final int port;
+    private final @Nullable InstanceCapabilities capabilities;
     private final LongSupplier nanoClock;
     private final long leaseNanos;
     private volatile long lastHeartbeatNanos;
     private volatile boolean heartbeatSucceeded;
     private volatile boolean lossLogged;
 
-    HeartbeatLease(InstanceStore heartbeats, String instanceId, String hostname, int port, Duration lease,
-            LongSupplier nanoClock) {
+    HeartbeatLease(InstanceStore heartbeats, String instanceId, String hostname, int port,
+            @Nullable InstanceCapabilities capabilities, Duration lease, LongSupplier nanoClock) {
         this.heartbeats = heartbeats;
         this.instanceId = instanceId;
         this.hostname = hostname;
         this.port = port;
+        this.capabilities = capabilities;
         this.nanoClock = nanoClock;
         this.leaseNanos = lease.toNanos();
     }
@@ -52,11 +56,11 @@ final class HeartbeatLease {
             if (!present) {
                 log.warn("Outbox instance {} was missing from the instance table (removed as stale); registering "
                         + "again", instanceId);
-                heartbeats.register(instanceId, hostname, port);
+                register();
             }
         } else {
             // First contact, or none yet: (re-)register, which a restart with a stable id needs anyway.
-            heartbeats.register(instanceId, hostname, port);
+            register();
             present = false;
         }
         if (expired || !present) {
@@ -67,6 +71,14 @@ final class HeartbeatLease {
         if (lossLogged) {
             lossLogged = false;
             log.info("Outbox instance {} heartbeats again", instanceId);
+        }
+    }
+
+    private void register() {
+        if (capabilities == null) {
+            heartbeats.register(instanceId, hostname, port);
+        } else {
+            heartbeats.register(instanceId, hostname, port, capabilities);
         }
     }
 

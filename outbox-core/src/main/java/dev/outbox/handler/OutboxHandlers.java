@@ -8,6 +8,7 @@ import dev.outbox.PayloadDeserializer;
 import dev.outbox.processing.HandlerRoute;
 import dev.outbox.processing.HandlerRoutes;
 import dev.outbox.publish.PublisherRegistration;
+import dev.outbox.spi.InstanceCapabilities;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -32,8 +33,11 @@ import org.jspecify.annotations.Nullable;
  * <p>Publishers ({@link PublisherRegistration}) are handlers too: a publisher subscribes to the event types it takes
  * (all of them by default) and gets records of its own, which the engine publishes in batches.
  *
- * <p>Records that can never succeed fail at once, without retries, with an error that says why: a handler id that no
- * handler of this application has (a renamed or removed handler), or a payload that cannot be read.
+ * <p>A record addressed to a handler this application does not have, or to no handler when it has no record processor,
+ * waits for an instance that has one: during a rolling deploy, a newer version writes records that older instances
+ * cannot take ({@link dev.outbox.processing.HandlerNotDeployedException}). Records that can never succeed fail at once,
+ * without retries, with an error that says why: a handler that takes another event type now, or a payload that cannot
+ * be read.
  */
 public final class OutboxHandlers implements HandlerRoutes {
 
@@ -115,23 +119,23 @@ public final class OutboxHandlers implements HandlerRoutes {
 
     /**
      * The route of a record: its handler's, or the record processor's for a record addressed to no handler. A record
-     * that no handler of this application can take gets a route that fails it at once, saying why.
+     * that no handler of this application takes gets a {@linkplain HandlerRoute#notDeployed(String) not-deployed}
+     * route, so that it waits for an instance of a version that has the handler; a record addressed to a handler that
+     * takes another event type now gets a route that fails it at once, saying why.
      */
     @Override
     public HandlerRoute routeFor(OutboxRecord record) {
         String handlerId = record.getHandlerId();
         if (handlerId == null) {
-            return recordProcessorRoute != null ? recordProcessorRoute : failing(new NonRetryableRecordException(
-                    "no handler for record " + record.getId() + " of event type '" + record.getEventType() + "': it is "
-                    + "addressed to no handler and the application has no OutboxRecordProcessor"
-                    + subscribersHint(record.getEventType())));
+            return recordProcessorRoute != null ? recordProcessorRoute : HandlerRoute.notDeployed("record "
+                    + record.getId() + " of event type '" + record.getEventType() + "' is addressed to no handler, and "
+                    + "this instance has no OutboxRecordProcessor" + subscribersHint(record.getEventType()));
         }
         HandlerRoute route = routesById.get(handlerId);
         if (route == null) {
-            return failing(new NonRetryableRecordException("record " + record.getId() + " is addressed to handler '"
-                    + handlerId + "', which this application does not have (its handlers: "
-                    + new TreeSet<>(routesById.keySet()) + "). Was the handler renamed or removed? Its id is "
-                    + "stored with its records; deploy it again, or skip or delete the records with OutboxAdmin"));
+            return HandlerRoute.notDeployed("record " + record.getId() + " of event type '" + record.getEventType()
+                    + "' is addressed to handler '" + handlerId + "', which this instance does not have (its "
+                    + "handlers: " + new TreeSet<>(routesById.keySet()) + ")");
         }
         PublisherRegistration publisher = publishersById.get(handlerId);
         if (publisher != null) {
@@ -146,6 +150,15 @@ public final class OutboxHandlers implements HandlerRoutes {
                     + eventType + "' now"));
         }
         return route;
+    }
+
+    /**
+     * What this application can process, for the instance table: its handler and publisher ids, the event types they
+     * subscribe to, and whether a record processor takes the records addressed to no handler. No version.
+     */
+    public InstanceCapabilities capabilities() {
+        return new InstanceCapabilities(routesById.keySet(), idsByEventType.keySet(), recordProcessorRoute != null,
+                null);
     }
 
     private static HandlerRoute failing(NonRetryableRecordException reason) {

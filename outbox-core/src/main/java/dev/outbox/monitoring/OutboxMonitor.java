@@ -3,6 +3,7 @@ package dev.outbox.monitoring;
 import dev.outbox.internal.Checks;
 import dev.outbox.partition.OwnedPartitions;
 import dev.outbox.partition.PartitionOwnership;
+import dev.outbox.spi.InstanceCapabilities;
 import dev.outbox.spi.InstanceState;
 import dev.outbox.spi.InstanceStore;
 import dev.outbox.spi.PartitionState;
@@ -20,7 +21,8 @@ import org.slf4j.LoggerFactory;
 /**
  * Takes {@link OutboxSnapshot}s and keeps the last one for {@code refreshInterval}, so that metrics scrapes, health
  * checks and the actuator endpoint together cost the database at most one grouped query per family per interval:
- * records by status, NEW records by partition, and, in a cluster, the live instances and the partition table.
+ * records by status, NEW records by partition and handler, and, in a cluster, the live instances and the partition
+ * table.
  *
  * <p>A refresh that fails is not retried before the interval is over either; until then callers get the same error,
  * so a database outage is not made worse by monitoring.
@@ -39,6 +41,7 @@ public final class OutboxMonitor {
     private final Duration staleTimeout;
     private final Duration refreshInterval;
     private final Clock clock;
+    private final @Nullable InstanceCapabilities capabilities;
 
     private @Nullable OutboxSnapshot last;
     private @Nullable RuntimeException lastFailure;
@@ -52,6 +55,7 @@ public final class OutboxMonitor {
         this.staleTimeout = builder.staleTimeout;
         this.refreshInterval = builder.refreshInterval;
         this.clock = builder.clock;
+        this.capabilities = builder.capabilities;
     }
 
     public static Builder builder() {
@@ -89,7 +93,7 @@ public final class OutboxMonitor {
             List<InstanceState> live = instances == null ? List.of() : instances.findLive(staleTimeout);
             List<PartitionState> table = partitions == null ? List.of() : partitions.findAll();
             OutboxSnapshot snapshot = new OutboxSnapshot(now, statistics.countByStatus(),
-                    statistics.pendingByPartition(), owned, live, table);
+                    statistics.pendingByPartitionAndHandler(), owned, live, table, capabilities);
             if (lastFailure != null) {
                 log.info("Outbox monitoring: statistics can be read again");
             }
@@ -114,8 +118,18 @@ public final class OutboxMonitor {
         private Duration staleTimeout = Duration.ofSeconds(10);
         private Duration refreshInterval = DEFAULT_REFRESH_INTERVAL;
         private Clock clock = Clock.systemUTC();
+        private @Nullable InstanceCapabilities capabilities;
 
         private Builder() {
+        }
+
+        /**
+         * What this instance can process. Outside a cluster it tells which records are deferred; in one, the instance
+         * table does. Default: unknown, and outside a cluster no record counts as deferred.
+         */
+        public Builder capabilities(InstanceCapabilities capabilities) {
+            this.capabilities = Objects.requireNonNull(capabilities, "capabilities");
+            return this;
         }
 
         public Builder statistics(RecordStatistics statistics) {

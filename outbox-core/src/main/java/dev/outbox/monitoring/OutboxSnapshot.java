@@ -3,6 +3,7 @@ package dev.outbox.monitoring;
 import dev.outbox.OutboxRecordStatus;
 import dev.outbox.partition.OwnedPartitions;
 import dev.outbox.partition.PartitionHasher;
+import dev.outbox.spi.InstanceCapabilities;
 import dev.outbox.spi.InstanceState;
 import dev.outbox.spi.PartitionBacklog;
 import dev.outbox.spi.PartitionState;
@@ -10,7 +11,9 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.Arrays;
 import java.util.Collections;
+import java.util.Comparator;
 import java.util.EnumMap;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -22,8 +25,9 @@ import java.util.stream.Collectors;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The outbox as one instance saw it at {@link #takenAt()}: records per status, the backlog per partition, this
- * instance's partitions, and the cluster. Immutable; figures derived from it never query anything.
+ * The outbox as one instance saw it at {@link #takenAt()}: records per status, the backlog per partition and handler,
+ * this instance's partitions, and the cluster with what each instance can process. Immutable; figures derived from it
+ * never query anything.
  */
 public final class OutboxSnapshot {
 
@@ -34,9 +38,15 @@ public final class OutboxSnapshot {
     private final OwnedPartitions owned;
     private final List<InstanceState> liveInstances;
     private final List<PartitionState> partitions;
+    private final List<DeferredRecords> deferred;
 
+    /**
+     * @param localCapabilities what this instance can process, or null when unknown: outside a cluster it alone
+     *     decides which records are deferred
+     */
     OutboxSnapshot(Instant takenAt, Map<OutboxRecordStatus, Long> recordCounts, List<PartitionBacklog> backlog,
-            OwnedPartitions owned, List<InstanceState> liveInstances, List<PartitionState> partitions) {
+            OwnedPartitions owned, List<InstanceState> liveInstances, List<PartitionState> partitions,
+            @Nullable InstanceCapabilities localCapabilities) {
         this.takenAt = Objects.requireNonNull(takenAt, "takenAt");
         EnumMap<OutboxRecordStatus, Long> counts = new EnumMap<>(OutboxRecordStatus.class);
         for (OutboxRecordStatus status : OutboxRecordStatus.values()) {
@@ -45,13 +55,58 @@ public final class OutboxSnapshot {
         this.recordCounts = Collections.unmodifiableMap(counts);
         this.pendingByPartition = new long[PartitionHasher.PARTITION_COUNT];
         this.oldestPendingByPartition = new Instant[PartitionHasher.PARTITION_COUNT];
-        for (PartitionBacklog partition : backlog) {
-            pendingByPartition[partition.partition()] = partition.pending();
-            oldestPendingByPartition[partition.partition()] = partition.oldestCreatedAt();
+        for (PartitionBacklog group : backlog) {
+            int partition = group.partition();
+            pendingByPartition[partition] += group.pending();
+            Instant oldest = oldestPendingByPartition[partition];
+            if (oldest == null || group.oldestCreatedAt().isBefore(oldest)) {
+                oldestPendingByPartition[partition] = group.oldestCreatedAt();
+            }
         }
         this.owned = Objects.requireNonNull(owned, "owned");
         this.liveInstances = List.copyOf(liveInstances);
         this.partitions = List.copyOf(partitions);
+        this.deferred = deferred(backlog, localCapabilities);
+    }
+
+    /**
+     * The groups whose partition's processing instance lacks their handler, by handler id. In a cluster that is the
+     * partition's live owner, when it said what it can process (an instance that did not is taken to have every
+     * handler); outside one it is this instance.
+     */
+    private List<DeferredRecords> deferred(List<PartitionBacklog> backlog,
+            @Nullable InstanceCapabilities localCapabilities) {
+        Map<String, InstanceState> live = new HashMap<>();
+        liveInstances.forEach(instance -> live.put(instance.instanceId(), instance));
+        @Nullable String[] owners = new String[PartitionHasher.PARTITION_COUNT];
+        partitions.forEach(partition -> owners[partition.partition()] = partition.owner());
+        Map<Optional<String>, DeferredRecords> byHandler = new TreeMap<>(
+                Comparator.comparing((Optional<String> id) -> id.orElse("")));
+        for (PartitionBacklog group : backlog) {
+            boolean waits;
+            if (partitions.isEmpty()) {
+                waits = localCapabilities != null && !localCapabilities.takes(group.handlerId());
+            } else {
+                String owner = owners[group.partition()];
+                InstanceState processing = owner == null ? null : live.get(owner);
+                waits = processing != null && !processing.takes(group.handlerId());
+            }
+            if (waits) {
+                byHandler.merge(Optional.ofNullable(group.handlerId()), new DeferredRecords(group.handlerId(),
+                        group.pending(), group.oldestCreatedAt(), takers(group.handlerId())), OutboxSnapshot::sum);
+            }
+        }
+        return List.copyOf(byHandler.values());
+    }
+
+    private List<String> takers(@Nullable String handlerId) {
+        return liveInstances.stream().filter(instance -> instance.takes(handlerId)).map(InstanceState::instanceId)
+                .toList();
+    }
+
+    private static DeferredRecords sum(DeferredRecords a, DeferredRecords b) {
+        Instant oldest = a.oldestCreatedAt().isBefore(b.oldestCreatedAt()) ? a.oldestCreatedAt() : b.oldestCreatedAt();
+        return new DeferredRecords(a.handlerId(), a.records() + b.records(), oldest, a.takenBy());
     }
 
     public Instant takenAt() {
@@ -105,6 +160,24 @@ public final class OutboxSnapshot {
     public Duration oldestPendingAge() {
         return oldestPending().map(oldest -> Duration.between(oldest, takenAt)).filter(age -> !age.isNegative())
                 .orElse(Duration.ZERO);
+    }
+
+    /**
+     * NEW records waiting for a handler that the instance processing their partition does not have, by handler id:
+     * during a rolling deploy, records written by a newer version in partitions an older one still owns.
+     */
+    public List<DeferredRecords> deferredRecords() {
+        return deferred;
+    }
+
+    /** How many records {@link #deferredRecords()} counts. */
+    public long deferredRecordCount() {
+        return deferred.stream().mapToLong(DeferredRecords::records).sum();
+    }
+
+    /** Of the {@link #deferredRecords()}, how many no live instance has the handler for: a stuck deploy. */
+    public long unhandledRecordCount() {
+        return deferred.stream().filter(DeferredRecords::unhandled).mapToLong(DeferredRecords::records).sum();
     }
 
     /** Instances whose heartbeat was fresh; empty when this instance does not take part in a cluster. */

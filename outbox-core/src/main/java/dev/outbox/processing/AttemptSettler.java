@@ -1,12 +1,14 @@
 package dev.outbox.processing;
 
 import dev.outbox.OutboxRecord;
+import dev.outbox.processing.FailureDecision.Defer;
 import dev.outbox.processing.FailureDecision.Fail;
 import dev.outbox.processing.FailureDecision.Fallback;
 import dev.outbox.processing.FailureDecision.Outcome;
 import dev.outbox.processing.FailureDecision.Postpone;
 import dev.outbox.processing.FailureDecision.Retry;
 import dev.outbox.spi.Delivery;
+import java.time.Clock;
 import java.time.Duration;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -21,10 +23,12 @@ final class AttemptSettler {
 
     private final FailureDecision decision;
     private final OutcomeWriter outcomes;
+    private final Clock clock;
 
-    AttemptSettler(FailureDecision decision, OutcomeWriter outcomes) {
+    AttemptSettler(FailureDecision decision, OutcomeWriter outcomes, Clock clock) {
         this.decision = decision;
         this.outcomes = outcomes;
+        this.clock = clock;
     }
 
     /**
@@ -34,8 +38,10 @@ final class AttemptSettler {
      * @throws RuntimeException when the outcome could not be stored; the record stays as it was
      */
     boolean settle(Delivery delivery, HandlerRoute route, Throwable failure, Duration handlerTime) {
-        Outcome outcome = decision.decide(delivery.record(), failure, route);
-        if (outcome instanceof Postpone postpone) {
+        Outcome outcome = decision.decide(delivery.record(), failure, route, clock.instant());
+        if (outcome instanceof Defer defer) {
+            outcomes.defer(delivery, defer);
+        } else if (outcome instanceof Postpone postpone) {
             outcomes.postpone(delivery, postpone);
         } else if (outcome instanceof Retry retry) {
             outcomes.retry(delivery, retry, failure, handlerTime);

@@ -6,12 +6,16 @@ import dev.outbox.RetryLaterException;
 import dev.outbox.publish.PublishException;
 import dev.outbox.retry.OutboxRetryPolicy;
 import java.time.Duration;
+import java.time.Instant;
 
 /**
  * What becomes of a record after a failed attempt: the one place that decides it. Pure: it reads the record, the
  * failure and the route's retry policy, and stores nothing; the lane worker carries the decision out.
  *
  * <ol>
+ *   <li>No handler of this instance takes the record ({@link HandlerNotDeployedException}): deferred by the deferral
+ *       interval without using an attempt, while the record is younger than the maximum deferral; then it fails, and
+ *       no fallback takes it (the fallbacks belong to handlers).</li>
  *   <li>The handler was never called ({@link HandlerInvocationException}): not the record's failure, so it is
  *       postponed by {@link HandlerInvocationException#RETRY_DELAY} without using an attempt.</li>
  *   <li>The handler asked to come back later ({@link RetryLaterException}): postponed by its delay, without using an
@@ -29,14 +33,29 @@ final class FailureDecision {
 
     private final OutboxRetryPolicy defaultPolicy;
     private final int defaultMaxRetries;
+    private final Duration maxDeferral;
+    private final Duration deferralInterval;
 
-    FailureDecision(OutboxRetryPolicy defaultPolicy) {
+    FailureDecision(OutboxRetryPolicy defaultPolicy, ProcessingOptions options) {
         this.defaultPolicy = defaultPolicy;
         this.defaultMaxRetries = defaultPolicy.maxRetries().orElse(OutboxRetryPolicy.DEFAULT_MAX_RETRIES);
+        this.maxDeferral = options.maxDeferral();
+        this.deferralInterval = options.deferralInterval();
     }
 
-    Outcome decide(OutboxRecord record, Throwable failure, HandlerRoute route) {
+    /** What becomes of {@code record} after {@code failure}, at {@code now}. */
+    Outcome decide(OutboxRecord record, Throwable failure, HandlerRoute route, Instant now) {
         String error = ErrorText.of(failure);
+        if (failure instanceof HandlerNotDeployedException) {
+            Duration age = Duration.between(record.getCreatedAt(), now);
+            if (age.compareTo(maxDeferral) < 0) {
+                return new Defer(deferralInterval, error);
+            }
+            return new Fail(ErrorText.truncate(error + "; it waited " + maxDeferral + " (outbox.processing."
+                    + "max-deferral) for an instance that takes it. Was the handler renamed or removed? Deploy it "
+                    + "again and retry the record, or skip or delete it with OutboxAdmin",
+                    OutboxRecord.MAX_ERROR_LENGTH));
+        }
         if (failure instanceof HandlerInvocationException) {
             return new Postpone(HandlerInvocationException.RETRY_DELAY, error, true);
         }
@@ -56,10 +75,14 @@ final class FailureDecision {
     }
 
     /** What to do with the record. */
-    sealed interface Outcome permits Postpone, Retry, Fallback, Fail {
+    sealed interface Outcome permits Defer, Postpone, Retry, Fallback, Fail {
 
         /** The bounded error text to store. */
         String error();
+    }
+
+    /** Due again after {@code delay}, with the same retry count, for an instance that takes it. */
+    record Defer(Duration delay, String error) implements Outcome {
     }
 
     /**

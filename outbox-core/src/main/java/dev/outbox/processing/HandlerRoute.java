@@ -17,12 +17,21 @@ import org.jspecify.annotations.Nullable;
  * @param publisher set when the records go to a broker: the engine then publishes many lanes' records at once and
  *     waits for their acknowledgements together, one record per lane in flight; {@code handler} publishes one record
  *     and waits, for the paths that take records one at a time
+ * @param notDeployed set when no handler of this instance takes the record: why, naming the handlers it has. The
+ *     engine then defers the record without calling anything ({@link HandlerNotDeployedException}); {@code handler}
+ *     throws that exception, for the paths that call it anyway
  */
 public record HandlerRoute(OutboxRecordProcessor handler, @Nullable OutboxRetryPolicy retryPolicy,
-        @Nullable Fallback fallback, @Nullable OutboxPublisher publisher) {
+        @Nullable Fallback fallback, @Nullable OutboxPublisher publisher, @Nullable String notDeployed) {
 
     public HandlerRoute {
         Objects.requireNonNull(handler, "handler");
+    }
+
+    /** A route to a handler or a publisher. */
+    public HandlerRoute(OutboxRecordProcessor handler, @Nullable OutboxRetryPolicy retryPolicy,
+            @Nullable Fallback fallback, @Nullable OutboxPublisher publisher) {
+        this(handler, retryPolicy, fallback, publisher, null);
     }
 
     /** A route to a one-record handler. */
@@ -35,6 +44,17 @@ public record HandlerRoute(OutboxRecordProcessor handler, @Nullable OutboxRetryP
     public static HandlerRoute publishingTo(OutboxPublisher publisher, @Nullable OutboxRetryPolicy retryPolicy,
             @Nullable Fallback fallback) {
         return new HandlerRoute(publisher.asProcessor(), retryPolicy, fallback, publisher);
+    }
+
+    /**
+     * The route of a record no handler of this instance takes, for a newer version of the application to handle:
+     * {@code reason} says what the record is addressed to and which handlers this instance has.
+     */
+    public static HandlerRoute notDeployed(String reason) {
+        Objects.requireNonNull(reason, "reason");
+        return new HandlerRoute(record -> {
+            throw new HandlerNotDeployedException(reason);
+        }, null, null, null, reason);
     }
 
     /** A route to {@code handler}, with the default retry policy and no fallback. */

@@ -16,8 +16,10 @@ import org.slf4j.LoggerFactory;
 /**
  * Runs one lane's records in order on a worker thread: each under its partition's fence, through its route's handler,
  * within the handler timeout. A success waits for the completion writer; a failure is decided by the
- * {@link FailureDecision}, carried out by the {@link AttemptSettler} and stored at once, after the completions ahead of it. Under stop-on-first-failure a record
- * that stays unfinished ends the lane's run: its later records wait for a later fetch.
+ * {@link FailureDecision}, carried out by the {@link AttemptSettler} and stored at once, after the completions ahead
+ * of it. A record whose route is not deployed here is not called: it is settled as a
+ * {@link HandlerNotDeployedException}, which defers it. Under stop-on-first-failure a record that stays unfinished
+ * ends the lane's run: its later records wait for a later fetch.
  *
  * <p><b>Interrupt hygiene.</b> After each call the worker's interrupt flag is cleared, whoever set it (the handler, or
  * the timeout), unless a stop gave up on the work: a stale flag would make storing the outcome fail, and the record
@@ -76,7 +78,9 @@ final class LaneWorker {
                 work.calls++;
                 HandlerRoute route = routes.routeFor(delivery.record());
                 long started = System.nanoTime();
-                Throwable failure = call(delivery.record(), route.handler(), work);
+                Throwable failure = route.notDeployed() != null
+                        ? new HandlerNotDeployedException(route.notDeployed())
+                        : call(delivery.record(), route.handler(), work);
                 Duration handlerTime = Duration.ofNanos(System.nanoTime() - started);
                 if (failure == null) {
                     done.add(new Completion(delivery, handlerTime));

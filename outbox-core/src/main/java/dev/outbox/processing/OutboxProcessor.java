@@ -34,8 +34,8 @@ import org.slf4j.LoggerFactory;
  * in hand until its outcomes are stored (per-lane order, and the fetch/release race guard); a {@link LaneWorker} runs
  * one lane's records under their fence, with timeouts; a {@link PublishingWorker} publishes many lanes' records to a
  * broker at once, one record per lane in flight; the {@link FailureDecision} decides what a failure leads to and the
- * {@link AttemptSettler} carries it out; the {@link OutcomeWriter} stores outcomes, completions by group commit. After a crash, the records handed over again
- * are the ones in hand: at most twice {@link ProcessingOptions#batchSize()}.
+ * {@link AttemptSettler} carries it out; the {@link OutcomeWriter} stores outcomes, completions by group commit. After
+ * a crash, the records handed over again are the ones in hand: at most twice {@link ProcessingOptions#batchSize()}.
  *
  * <p>A third of this file is its builder: the façade itself only starts, stops and delegates.
  */
@@ -72,7 +72,8 @@ public final class OutboxProcessor implements AutoCloseable, WakeUpSource.Target
         this.timeouts = options.handlerTimeout().map(HandlerTimeouts::new).orElse(null);
         this.workers = new WorkerPool(options.concurrency(), builder.workerThreadFactory);
         this.outcomes = new OutcomeWriter(store, ownership, builder.listener, clock, options, lanes);
-        AttemptSettler settler = new AttemptSettler(new FailureDecision(builder.retryPolicy), outcomes);
+        AttemptSettler settler = new AttemptSettler(new FailureDecision(builder.retryPolicy, options), outcomes,
+                clock);
         this.worker = new LaneWorker(routes, ownership, builder.observation, timeouts, settler, outcomes, lanes,
                 options.stopOnFirstFailure());
         this.publishingWorker = new PublishingWorker(routes, ownership, builder.observation, builder.listener,

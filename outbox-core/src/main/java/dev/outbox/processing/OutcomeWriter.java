@@ -2,6 +2,7 @@ package dev.outbox.processing;
 
 import dev.outbox.OutboxRecord;
 import dev.outbox.partition.PartitionOwnership;
+import dev.outbox.processing.FailureDecision.Defer;
 import dev.outbox.processing.FailureDecision.Postpone;
 import dev.outbox.processing.FailureDecision.Retry;
 import dev.outbox.processing.LaneWork.Completion;
@@ -14,6 +15,7 @@ import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -42,6 +44,8 @@ final class OutcomeWriter implements AutoCloseable {
     private final boolean stopOnFirstFailure;
     private final LaneTable lanes;
     private final Duration closeTimeout;
+    /** The handler ids (and, for records addressed to none, event types) whose deferral was logged at WARN. */
+    private final Set<String> deferralsLogged = ConcurrentHashMap.newKeySet();
     private @Nullable GroupCommitQueue<LaneWork> completions;
     private boolean closed;
 
@@ -98,6 +102,27 @@ final class OutcomeWriter implements AutoCloseable {
         } else {
             log.info("Outbox record {} ({}, aggregate {}) postponed by its handler for {}: {}", record.getId(),
                     record.getEventType(), record.getAggregateId(), postpone.delay(), postpone.error());
+        }
+    }
+
+    /**
+     * Due again later with the same retry count, for an instance that takes it. Logged at WARN once per handler id
+     * this instance lacks, then at DEBUG: a rolling deploy defers many records every few seconds.
+     */
+    void defer(Delivery delivery, Defer defer) {
+        OutboxRecord record = delivery.record();
+        if (!store.scheduleRetry(delivery, record.getRetryCount(), clock.instant().plus(defer.delay()),
+                defer.error())) {
+            refused(delivery);
+            return;
+        }
+        String key = record.getHandlerId() != null ? record.getHandlerId() : "event type " + record.getEventType();
+        if (deferralsLogged.add(key)) {
+            log.warn("Outbox: deferring records no handler of this instance takes, for an instance of another version "
+                    + "to handle (later records of their aggregates wait; looked at again every {}); first: {}",
+                    defer.delay(), defer.error());
+        } else {
+            log.debug("Outbox record {} deferred for {}: {}", record.getId(), defer.delay(), defer.error());
         }
     }
 

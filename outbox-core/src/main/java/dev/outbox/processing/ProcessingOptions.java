@@ -25,6 +25,14 @@ public final class ProcessingOptions {
     /** {@code outbox.processing.delete-completed-records}: delete rows on completion instead of marking them. */
     public static final boolean DEFAULT_DELETE_COMPLETED_RECORDS = false;
 
+    /**
+     * {@code outbox.processing.max-deferral}: how old a record no handler of this instance takes may get while it waits
+     * for an instance that has one; long enough for a slow rolling deploy.
+     */
+    public static final Duration DEFAULT_MAX_DEFERRAL = Duration.ofHours(24);
+    /** {@code outbox.processing.deferral-interval}: how often a deferred record is looked at again. */
+    public static final Duration DEFAULT_DEFERRAL_INTERVAL = Duration.ofSeconds(5);
+
     static final int MAX_BATCH_SIZE = 10_000;
     static final int MAX_CONCURRENCY = 1_000;
 
@@ -37,6 +45,8 @@ public final class ProcessingOptions {
     private final Duration shutdownTimeout;
     private final boolean deleteCompletedRecords;
     private final @Nullable Duration handlerTimeout;
+    private final Duration maxDeferral;
+    private final Duration deferralInterval;
 
     private ProcessingOptions(Values values) {
         this.pollInterval = Checks.positive("outbox.poll-interval", values.pollInterval);
@@ -48,6 +58,8 @@ public final class ProcessingOptions {
         this.deleteCompletedRecords = values.deleteCompletedRecords;
         this.handlerTimeout = values.handlerTimeout == null ? null
                 : Checks.positive("outbox.processing.handler-timeout", values.handlerTimeout);
+        this.maxDeferral = Checks.notNegative("outbox.processing.max-deferral", values.maxDeferral);
+        this.deferralInterval = Checks.positive("outbox.processing.deferral-interval", values.deferralInterval);
     }
 
     public static ProcessingOptions defaults() {
@@ -85,6 +97,28 @@ public final class ProcessingOptions {
      */
     public Optional<Duration> handlerTimeout() {
         return Optional.ofNullable(handlerTimeout);
+    }
+
+    /**
+     * {@code outbox.processing.max-deferral}: a record that no handler of this instance takes (see
+     * {@link HandlerNotDeployedException}) waits for an instance that has one until it is this old (counted from its
+     * creation); then it fails. Zero fails such records at once.
+     */
+    public Duration maxDeferral() {
+        return maxDeferral;
+    }
+
+    /** {@code outbox.processing.deferral-interval}: how long a deferred record waits before it is looked at again. */
+    public Duration deferralInterval() {
+        return deferralInterval;
+    }
+
+    public ProcessingOptions withMaxDeferral(Duration maxDeferral) {
+        return with(values -> values.maxDeferral = maxDeferral);
+    }
+
+    public ProcessingOptions withDeferralInterval(Duration deferralInterval) {
+        return with(values -> values.deferralInterval = deferralInterval);
     }
 
     public ProcessingOptions withDeleteCompletedRecords(boolean deleteCompletedRecords) {
@@ -126,6 +160,8 @@ public final class ProcessingOptions {
         values.shutdownTimeout = shutdownTimeout;
         values.deleteCompletedRecords = deleteCompletedRecords;
         values.handlerTimeout = handlerTimeout;
+        values.maxDeferral = maxDeferral;
+        values.deferralInterval = deferralInterval;
         change.accept(values);
         return new ProcessingOptions(values);
     }
@@ -139,6 +175,8 @@ public final class ProcessingOptions {
         Duration shutdownTimeout = DEFAULT_SHUTDOWN_TIMEOUT;
         boolean deleteCompletedRecords = DEFAULT_DELETE_COMPLETED_RECORDS;
         @Nullable Duration handlerTimeout;
+        @Nullable Duration maxDeferral = DEFAULT_MAX_DEFERRAL;
+        @Nullable Duration deferralInterval = DEFAULT_DEFERRAL_INTERVAL;
     }
 
     @Override
@@ -146,6 +184,7 @@ public final class ProcessingOptions {
         return "pollInterval=" + pollInterval + ", batchSize=" + batchSize + ", stopOnFirstFailure="
                 + stopOnFirstFailure + ", concurrency=" + concurrency + ", shutdownTimeout=" + shutdownTimeout
                 + ", deleteCompletedRecords=" + deleteCompletedRecords
-                + (handlerTimeout == null ? "" : ", handlerTimeout=" + handlerTimeout);
+                + (handlerTimeout == null ? "" : ", handlerTimeout=" + handlerTimeout) + ", maxDeferral="
+                + maxDeferral + ", deferralInterval=" + deferralInterval;
     }
 }

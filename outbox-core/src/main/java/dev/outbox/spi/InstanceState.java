@@ -3,6 +3,7 @@ package dev.outbox.spi;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Objects;
+import org.jspecify.annotations.Nullable;
 
 /**
  * One row of the instance table as read.
@@ -14,9 +15,11 @@ import java.util.Objects;
  * @param startedAt when it registered (database clock)
  * @param lastHeartbeat its last heartbeat (database clock)
  * @param heartbeatAge database time elapsed since that heartbeat when the row was read
+ * @param capabilities what it can process, or null when it did not say (a version from before capabilities, or a
+ *     store that keeps none)
  */
 public record InstanceState(String instanceId, String hostname, int port, InstanceStatus status, Instant startedAt,
-        Instant lastHeartbeat, Duration heartbeatAge) {
+        Instant lastHeartbeat, Duration heartbeatAge, @Nullable InstanceCapabilities capabilities) {
 
     public InstanceState {
         Objects.requireNonNull(instanceId, "instanceId");
@@ -25,5 +28,19 @@ public record InstanceState(String instanceId, String hostname, int port, Instan
         Objects.requireNonNull(startedAt, "startedAt");
         Objects.requireNonNull(lastHeartbeat, "lastHeartbeat");
         Objects.requireNonNull(heartbeatAge, "heartbeatAge");
+    }
+
+    /** A row without capabilities. */
+    public InstanceState(String instanceId, String hostname, int port, InstanceStatus status, Instant startedAt,
+            Instant lastHeartbeat, Duration heartbeatAge) {
+        this(instanceId, hostname, port, status, startedAt, lastHeartbeat, heartbeatAge, null);
+    }
+
+    /**
+     * Whether it takes records addressed to {@code handlerId} (null: to no handler). An instance that did not say what
+     * it can process is taken to take everything, as every instance did before instances said.
+     */
+    public boolean takes(@Nullable String handlerId) {
+        return capabilities == null || capabilities.takes(handlerId);
     }
 }

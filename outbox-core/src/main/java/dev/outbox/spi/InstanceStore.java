@@ -15,6 +15,14 @@ public interface InstanceStore {
      */
     void register(String instanceId, String hostname, int port);
 
+    /**
+     * {@link #register(String, String, int)}, and writes what the instance can process into its row, replacing what a
+     * previous registration under the same id wrote. Stores that keep no capabilities register only.
+     */
+    default void register(String instanceId, String hostname, int port, InstanceCapabilities capabilities) {
+        register(instanceId, hostname, port);
+    }
+
     /** Sets last_heartbeat to the database's now; false when the row is gone (it was removed as stale). */
     boolean heartbeat(String instanceId);
 

@@ -13,6 +13,9 @@ public interface RecordStatistics {
     /** Records per status; a status without records may be absent. */
     Map<OutboxRecordStatus, Long> countByStatus();
 
-    /** For every partition that has NEW records: how many, and the oldest one's creation time. */
-    List<PartitionBacklog> pendingByPartition();
+    /**
+     * For every partition and handler id that have NEW records: how many, and the oldest one's creation time. By
+     * handler too, so that monitoring sees the records waiting for a handler their partition's owner lacks.
+     */
+    List<PartitionBacklog> pendingByPartitionAndHandler();
 }

@@ -40,9 +40,9 @@ public final class CountingRecordStatistics implements RecordStatistics {
     }
 
     @Override
-    public List<PartitionBacklog> pendingByPartition() {
+    public List<PartitionBacklog> pendingByPartitionAndHandler() {
         query();
-        return delegate.pendingByPartition();
+        return delegate.pendingByPartitionAndHandler();
     }
 
     private void query() {

@@ -2,6 +2,7 @@ package dev.outbox.testing;
 
 import dev.outbox.partition.Fence;
 import dev.outbox.partition.PartitionHasher;
+import dev.outbox.spi.InstanceCapabilities;
 import dev.outbox.spi.InstanceState;
 import dev.outbox.spi.InstanceStatus;
 import dev.outbox.spi.InstanceStore;
@@ -37,10 +38,16 @@ public final class InMemoryClusterStore implements InstanceStore, PartitionStore
 
     @Override
     public synchronized void register(String instanceId, String hostname, int port) {
+        register(instanceId, hostname, port, null);
+    }
+
+    @Override
+    public synchronized void register(String instanceId, String hostname, int port,
+            @Nullable InstanceCapabilities capabilities) {
         Objects.requireNonNull(instanceId, "instanceId");
         Objects.requireNonNull(hostname, "hostname");
         Instant now = now();
-        instances.put(instanceId, new InstanceRow(hostname, port, InstanceStatus.ACTIVE, now, now));
+        instances.put(instanceId, new InstanceRow(hostname, port, InstanceStatus.ACTIVE, now, now, capabilities));
     }
 
     @Override
@@ -49,7 +56,7 @@ public final class InMemoryClusterStore implements InstanceStore, PartitionStore
         if (row == null) {
             return false;
         }
-        instances.put(instanceId, new InstanceRow(row.hostname, row.port, row.status, row.startedAt, now()));
+        instances.put(instanceId, row.withHeartbeat(now()));
         return true;
     }
 
@@ -58,7 +65,7 @@ public final class InMemoryClusterStore implements InstanceStore, PartitionStore
         InstanceRow row = instances.get(Objects.requireNonNull(instanceId, "instanceId"));
         if (row != null) {
             instances.put(instanceId, new InstanceRow(row.hostname, row.port, InstanceStatus.SHUTTING_DOWN,
-                    row.startedAt, row.lastHeartbeat));
+                    row.startedAt, row.lastHeartbeat, row.capabilities));
         }
     }
 
@@ -75,7 +82,7 @@ public final class InMemoryClusterStore implements InstanceStore, PartitionStore
         instances.forEach((id, row) -> {
             if (!row.lastHeartbeat.isBefore(cutoff)) {
                 live.add(new InstanceState(id, row.hostname, row.port, row.status, row.startedAt, row.lastHeartbeat,
-                        Duration.between(row.lastHeartbeat, now)));
+                        Duration.between(row.lastHeartbeat, now), row.capabilities));
             }
         });
         return live;
@@ -142,6 +149,10 @@ public final class InMemoryClusterStore implements InstanceStore, PartitionStore
 
     /** One row of the instance table. */
     private record InstanceRow(String hostname, int port, InstanceStatus status, Instant startedAt,
-            Instant lastHeartbeat) {
+            Instant lastHeartbeat, @Nullable InstanceCapabilities capabilities) {
+
+        InstanceRow withHeartbeat(Instant heartbeat) {
+            return new InstanceRow(hostname, port, status, startedAt, heartbeat, capabilities);
+        }
     }
 }

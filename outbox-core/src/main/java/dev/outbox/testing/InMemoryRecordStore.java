@@ -166,13 +166,13 @@ public final class InMemoryRecordStore implements RecordStore, OutboxRecordRepos
     }
 
     @Override
-    public synchronized List<PartitionBacklog> pendingByPartition() {
-        Map<Integer, List<OutboxRecord>> byPartition = records.values().stream()
-                .filter(r -> r.getStatus() == OutboxRecordStatus.NEW)
-                .collect(Collectors.groupingBy(OutboxRecord::getPartition, TreeMap::new,
-                        Collectors.toList()));
-        return byPartition.entrySet().stream().map(entry -> new PartitionBacklog(entry.getKey(),
-                entry.getValue().size(), entry.getValue().stream().map(OutboxRecord::getCreatedAt)
+    public synchronized List<PartitionBacklog> pendingByPartitionAndHandler() {
+        Map<List<Object>, List<OutboxRecord>> groups = new LinkedHashMap<>();
+        records.values().stream().filter(r -> r.getStatus() == OutboxRecordStatus.NEW)
+                .forEach(r -> groups.computeIfAbsent(Arrays.asList(r.getPartition(), r.getHandlerId()),
+                        key -> new ArrayList<>()).add(r));
+        return groups.values().stream().map(group -> new PartitionBacklog(group.get(0).getPartition(),
+                group.get(0).getHandlerId(), group.size(), group.stream().map(OutboxRecord::getCreatedAt)
                         .min(Instant::compareTo).orElseThrow())).toList();
     }
 

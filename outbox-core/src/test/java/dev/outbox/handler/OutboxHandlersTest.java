@@ -11,10 +11,12 @@ import dev.outbox.PayloadDeserializer;
 import dev.outbox.processing.OutboxProcessor;
 import dev.outbox.processing.ProcessingOptions;
 import dev.outbox.retry.OutboxRetryPolicy;
+import dev.outbox.spi.InstanceCapabilities;
 import dev.outbox.testing.InMemoryRecordStore;
 import dev.outbox.testing.MutableClock;
 import java.time.Duration;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
@@ -206,25 +208,76 @@ class OutboxHandlersTest {
     }
 
     @Test
-    void aRecordOfAHandlerThatNoLongerExistsFailsOnceNamingIt() {
+    void recordsOfAHandlerThisInstanceLacksAreDeferredInOrderAndTakenByAnInstanceThatHasIt() {
+        OutboxHandlers v1 = OutboxHandlers.builder().deserializer(READER).handler(recording("mailer")).build();
+        OutboxHandlers v2 = OutboxHandlers.builder().deserializer(READER).handler(recording("mailer"))
+                .handler(recording("ledger")).build();
+        OutboxRecordRepository v2Writer = v2.fanningOut(store);
+        OutboxRecord first = v2Writer.save(record("A", "{1}"));
+        OutboxRecord second = v2Writer.save(record("A", "{2}"));
+        OutboxRecord firstForLedger = only("ledger");
+        processor = processor(v1, Duration.ofHours(1));
+
+        processor.processDueRecords();
+
+        assertThat(calls).as("v1's own handler runs; the ledger's records wait")
+                .containsExactly("mailer:1#1", "mailer:2#1");
+        OutboxRecord deferred = store.findById(firstForLedger.getId()).orElseThrow();
+        assertThat(deferred.getStatus()).isEqualTo(OutboxRecordStatus.NEW);
+        assertThat(deferred.getRetryCount()).as("no attempt used").isZero();
+        assertThat(deferred.getNextRetryAt()).isEqualTo(clock.instant().plusSeconds(5));
+        assertThat(deferred.getLastError()).startsWith("dev.outbox.processing.HandlerNotDeployedException: record "
+                + firstForLedger.getId() + " of event type 'OrderPlaced' is addressed to handler 'ledger', which "
+                + "this instance does not have (its handlers: [mailer])");
+        OutboxRecord behind = store.all().stream().filter(r -> "ledger".equals(r.getHandlerId())
+                && !r.getId().equals(firstForLedger.getId())).findFirst().orElseThrow();
+        assertThat(behind.getLastError()).as("the lane's next record was not looked at").isNull();
+
+        clock.advance(Duration.ofSeconds(4));
+        assertThat(processor.processDueRecords()).as("not before the deferral interval").isZero();
+        clock.advance(Duration.ofSeconds(1));
+        processor.processDueRecords();
+        assertThat(store.findById(firstForLedger.getId()).orElseThrow().getRetryCount()).isZero();
+        processor.close();
+
+        processor = processor(v2, Duration.ofHours(1));
+        clock.advance(Duration.ofSeconds(5));
+        processor.processDueRecords();
+
+        assertThat(calls).as("the ledger's records in order, first attempt each")
+                .containsExactly("mailer:1#1", "mailer:2#1", "ledger:1#1", "ledger:2#1");
+        assertThat(store.all()).extracting(OutboxRecord::getStatus).containsOnly(OutboxRecordStatus.COMPLETED);
+        assertThat(List.of(first, second)).extracting(OutboxRecord::getHandlerId).containsOnly("mailer");
+    }
+
+    @Test
+    void aDeferredRecordFailsOnceOlderThanTheMaxDeferralNamingTheHandlerAndTheProperty() {
         OutboxHandlers handlers = OutboxHandlers.builder().deserializer(READER).handler(recording("mailer")).build();
         OutboxRecord orphan = store.save(OutboxRecord.builder().aggregateId("A").eventType("OrderPlaced")
                 .payload("{1}").handlerId("order-mailer-v1").build(clock));
-        processor = processor(handlers, 5);
+        store.save(OutboxRecord.builder().aggregateId("A").eventType("OrderPlaced").payload("{2}")
+                .handlerId("order-mailer-v1").build(clock));
+        processor = processor(handlers, Duration.ofMinutes(10));
 
         processor.processDueRecords();
-        clock.advance(Duration.ofHours(1));
+        clock.advance(Duration.ofMinutes(10).minusSeconds(1));
+        processor.processDueRecords();
+        assertThat(store.findById(orphan.getId()).orElseThrow().getStatus()).isEqualTo(OutboxRecordStatus.NEW);
+        clock.advance(Duration.ofSeconds(5)); // due again, and 10 min 4 s old
         processor.processDueRecords();
 
         OutboxRecord stored = store.findById(orphan.getId()).orElseThrow();
         assertThat(stored.getStatus()).isEqualTo(OutboxRecordStatus.FAILED);
         assertThat(stored.getRetryCount()).isZero();
         assertThat(stored.getLastError()).contains("handler 'order-mailer-v1'").contains("[mailer]")
-                .contains("renamed or removed");
+                .contains("waited PT10M (outbox.processing.max-deferral)").contains("renamed or removed");
+        assertThat(store.all()).extracting(OutboxRecord::getStatus).as("the next record waits behind the failure")
+                .containsExactly(OutboxRecordStatus.FAILED, OutboxRecordStatus.NEW);
+        assertThat(calls).isEmpty();
     }
 
     @Test
-    void recordsAddressedToNoHandlerGoToTheRecordProcessorOrFailClearlyWithoutOne() {
+    void recordsAddressedToNoHandlerGoToTheRecordProcessorOrWaitForAnInstanceWithOne() {
         OutboxHandlers withProcessor = OutboxHandlers.builder().deserializer(READER).handler(recording("mailer"))
                 .recordProcessor(record -> calls.add("processor:" + record.getEventType())).build();
         OutboxRecord legacy = store.save(OutboxRecord.builder().aggregateId("A").eventType("Legacy").payload("x")
@@ -238,13 +291,43 @@ class OutboxHandlersTest {
         OutboxHandlers handlersOnly = OutboxHandlers.builder().deserializer(READER).handler(recording("mailer"))
                 .build();
         OutboxRecord unaddressed = store.save(record("B", "{1}"));
-        processor = processor(handlersOnly, 5);
+        processor = processor(handlersOnly, Duration.ofHours(1));
         processor.processDueRecords();
 
         OutboxRecord stored = store.findById(unaddressed.getId()).orElseThrow();
+        assertThat(stored.getStatus()).isEqualTo(OutboxRecordStatus.NEW);
+        assertThat(stored.getLastError()).contains("addressed to no handler, and this instance has no "
+                + "OutboxRecordProcessor").contains("handlers [mailer] subscribe to the type now");
+        processor.close();
+
+        processor = processor(withProcessor, OutboxRetryPolicy.DEFAULT_MAX_RETRIES);
+        clock.advance(Duration.ofSeconds(5));
+        processor.processDueRecords();
+        assertThat(calls).containsExactly("processor:Legacy", "processor:OrderPlaced");
+    }
+
+    @Test
+    void aRecordOfAHandlerThatHandlesAnotherEventTypeNowFailsAtOnce() {
+        OutboxHandlers handlers = OutboxHandlers.builder().deserializer(READER).handler(recording("mailer")).build();
+        OutboxRecord renamed = store.save(OutboxRecord.builder().aggregateId("A").eventType("OrderShipped")
+                .payload("{1}").handlerId("mailer").build(clock));
+        processor = processor(handlers, Duration.ofHours(1));
+
+        processor.processDueRecords();
+
+        OutboxRecord stored = store.findById(renamed.getId()).orElseThrow();
         assertThat(stored.getStatus()).isEqualTo(OutboxRecordStatus.FAILED);
-        assertThat(stored.getLastError()).contains("addressed to no handler")
-                .contains("handlers [mailer] subscribe to the type now");
+        assertThat(stored.getLastError()).contains("is addressed to handler 'mailer', which handles 'OrderPlaced' now");
+    }
+
+    @Test
+    void theCapabilitiesAreTheHandlerIdsTheirEventTypesAndWhetherARecordProcessorTakesTheRest() {
+        OutboxHandlers handlers = OutboxHandlers.builder().deserializer(READER).handler(recording("mailer"))
+                .handler(recording("ledger")).build();
+        assertThat(handlers.capabilities()).isEqualTo(new InstanceCapabilities(Set.of("ledger", "mailer"),
+                Set.of("OrderPlaced"), false, null));
+        assertThat(OutboxHandlers.builder().recordProcessor(record -> { }).build().capabilities())
+                .isEqualTo(new InstanceCapabilities(Set.of(), Set.of(), true, null));
     }
 
     @Test
@@ -309,6 +392,13 @@ class OutboxHandlersTest {
 
     private OutboxRecord record(String aggregateId, String payload) {
         return OutboxRecord.builder().aggregateId(aggregateId).eventType("OrderPlaced").payload(payload).build(clock);
+    }
+
+    /** Records no handler takes wait 5 s between looks, at most {@code maxDeferral}. */
+    private OutboxProcessor processor(OutboxHandlers handlers, Duration maxDeferral) {
+        return OutboxProcessor.builder().recordStore(store).routes(handlers).clock(clock)
+                .options(ProcessingOptions.defaults().withMaxDeferral(maxDeferral)
+                        .withDeferralInterval(Duration.ofSeconds(5))).build();
     }
 
     /** The default policy: a minute between retries, at most {@code maxRetries}. */

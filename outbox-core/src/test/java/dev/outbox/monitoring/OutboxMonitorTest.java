@@ -2,17 +2,22 @@ package dev.outbox.monitoring;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.tuple;
 
 import dev.outbox.OutboxRecord;
 import dev.outbox.OutboxRecordStatus;
 import dev.outbox.partition.OwnedPartitions;
 import dev.outbox.spi.Delivery;
+import dev.outbox.spi.InstanceCapabilities;
 import dev.outbox.testing.AggregateIds;
 import dev.outbox.testing.CountingRecordStatistics;
 import dev.outbox.testing.InMemoryClusterStore;
 import dev.outbox.testing.InMemoryRecordStore;
 import dev.outbox.testing.MutableClock;
 import java.time.Duration;
+import java.util.List;
+import java.util.Set;
+import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Test;
 
 class OutboxMonitorTest {
@@ -120,6 +125,63 @@ class OutboxMonitorTest {
     }
 
     @Test
+    void recordsWhosePartitionsOwnerLacksTheirHandlerAreDeferredAndUnhandledWhenNoLiveInstanceHasIt() {
+        cluster.register("v1", "host", 0, new InstanceCapabilities(Set.of("mailer"), Set.of("Test"), false, "1.0"));
+        cluster.register("v2", "host", 0, new InstanceCapabilities(Set.of("mailer", "ledger"), Set.of("Test"),
+                false, "2.0"));
+        cluster.register("old", "host", 0); // a version from before instances said what they process
+        cluster.claim(1, 0, "v1", STALE);
+        cluster.claim(2, 0, "v2", STALE);
+        cluster.claim(3, 0, "old", STALE);
+        OutboxRecord oldestForLedger = save(AggregateIds.inPartition(1, "a"), "ledger");
+        clock.advance(Duration.ofSeconds(3));
+        save(AggregateIds.inPartition(1, "b"), "ledger");
+        save(AggregateIds.inPartition(1, "c"), "mailer");
+        save(AggregateIds.inPartition(1, "d"), "audit");
+        save(AggregateIds.inPartition(1, "e"), null);
+        save(AggregateIds.inPartition(2, "f"), "ledger");
+        save(AggregateIds.inPartition(3, "g"), "audit");
+        save(AggregateIds.inPartition(4, "h"), "audit"); // no owner: unassigned, not deferred
+        OutboxMonitor monitor = OutboxMonitor.builder().statistics(records).instances(cluster, STALE)
+                .partitions(cluster).clock(clock).build();
+
+        OutboxSnapshot snapshot = monitor.snapshot();
+
+        assertThat(snapshot.deferredRecords()).containsExactly(
+                new DeferredRecords(null, 1, oldestForLedger.getCreatedAt().plusSeconds(3), List.of("old")),
+                new DeferredRecords("audit", 1, oldestForLedger.getCreatedAt().plusSeconds(3), List.of("old")),
+                new DeferredRecords("ledger", 2, oldestForLedger.getCreatedAt(), List.of("old", "v2")));
+        assertThat(snapshot.deferredRecordCount()).isEqualTo(4);
+        assertThat(snapshot.unhandledRecordCount()).as("'old' may take them all").isZero();
+
+        cluster.remove("old");
+        clock.advance(REFRESH);
+        cluster.heartbeat("v1");
+        cluster.heartbeat("v2");
+        OutboxSnapshot withoutOld = monitor.snapshot();
+        assertThat(withoutOld.deferredRecords()).extracting(DeferredRecords::handlerId, DeferredRecords::records,
+                DeferredRecords::unhandled).containsExactly(
+                        tuple(null, 1L, true), tuple("audit", 1L, true), tuple("ledger", 2L, false));
+        assertThat(withoutOld.unhandledRecordCount()).isEqualTo(2);
+    }
+
+    @Test
+    void outsideAClusterThisInstancesCapabilitiesTellTheDeferredRecords() {
+        save("a", "mailer");
+        save("b", "ledger");
+        save("c", "ledger");
+        OutboxMonitor.Builder builder = OutboxMonitor.builder().statistics(records).clock(clock);
+
+        assertThat(builder.build().snapshot().deferredRecordCount()).as("unknown capabilities: nothing deferred")
+                .isZero();
+        OutboxSnapshot snapshot = builder.capabilities(new InstanceCapabilities(Set.of("mailer"), Set.of(), false,
+                null)).build().snapshot();
+        assertThat(snapshot.deferredRecords()).extracting(DeferredRecords::handlerId, DeferredRecords::records)
+                .containsExactly(tuple("ledger", 2L));
+        assertThat(snapshot.unhandledRecordCount()).isEqualTo(2);
+    }
+
+    @Test
     void theRefreshIntervalMustBePositive() {
         assertThatThrownBy(() -> OutboxMonitor.builder().refreshInterval(Duration.ZERO))
                 .isInstanceOf(IllegalArgumentException.class)
@@ -127,8 +189,12 @@ class OutboxMonitorTest {
     }
 
     private OutboxRecord save(String aggregateId) {
+        return save(aggregateId, null);
+    }
+
+    private OutboxRecord save(String aggregateId, @Nullable String handlerId) {
         OutboxRecord record = OutboxRecord.builder().aggregateId(aggregateId).eventType("Test").payload("{}")
-                .build(clock);
+                .handlerId(handlerId).build(clock);
         records.save(record);
         return records.findById(record.getId()).orElseThrow();
     }

@@ -9,6 +9,7 @@ import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.CyclicBarrier;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -92,6 +93,41 @@ public abstract class InstanceStoreContract {
             assertThat(a.heartbeatAge()).isGreaterThanOrEqualTo(Duration.ZERO)
                     .isLessThanOrEqualTo(Duration.between(a.lastHeartbeat(), databaseNow()));
         });
+    }
+
+    @Test
+    public final void registerWritesWhatTheInstanceCanProcessAndItsHeartbeatsKeepIt() {
+        InstanceCapabilities v2 = new InstanceCapabilities(Set.of("mailer", "kafka:orders", "audit.v2"),
+                Set.of("OrderPlaced", "Bestellung storniert, 注文", "a,b&c=d%"), true, "2.4.1+build.7");
+        instanceStore().register("node-a", "host-a", 8080, v2);
+        instanceStore().register("node-b", "host-b", 8080,
+                new InstanceCapabilities(Set.of(), Set.of(), false, null));
+        instanceStore().register("node-c", "host-c", 8080);
+        instanceStore().heartbeat("node-a");
+        instanceStore().markShuttingDown("node-a");
+
+        assertThat(live("node-a").capabilities()).isEqualTo(v2);
+        assertThat(live("node-a").takes("kafka:orders")).isTrue();
+        assertThat(live("node-a").takes(null)).as("a record processor takes records addressed to no handler")
+                .isTrue();
+        assertThat(live("node-b").capabilities()).isEqualTo(new InstanceCapabilities(Set.of(), Set.of(), false,
+                null));
+        assertThat(live("node-b").takes("mailer")).isFalse();
+        assertThat(live("node-b").takes(null)).isFalse();
+        assertThat(live("node-c").capabilities()).as("registered without saying").isNull();
+        assertThat(live("node-c").takes("anything")).as("taken to take everything").isTrue();
+    }
+
+    @Test
+    public final void registeringAgainReplacesTheCapabilitiesOrClearsThem() {
+        instanceStore().register("node-a", "host-a", 8080,
+                new InstanceCapabilities(Set.of("a"), Set.of("A"), false, "1"));
+        InstanceCapabilities v2 = new InstanceCapabilities(Set.of("a", "b"), Set.of("A", "B"), false, "2");
+        instanceStore().register("node-a", "host-a", 8080, v2);
+        assertThat(live("node-a").capabilities()).isEqualTo(v2);
+
+        instanceStore().register("node-a", "host-a", 8080);
+        assertThat(live("node-a").capabilities()).isNull();
     }
 
     @Test

@@ -252,12 +252,15 @@ public abstract class RecordStoreContract {
     // ================================================================ statistics
 
     @Test
-    public final void statisticsCountRecordsPerStatusAndNewRecordsPerPartitionWithTheOldest() {
+    public final void statisticsCountRecordsPerStatusAndNewRecordsPerPartitionAndHandlerWithTheOldest() {
         String inPartition7 = AggregateIds.inPartition(7, "p7");
         String inPartition200 = AggregateIds.inPartition(200, "p200");
         OutboxRecord oldest = save(inPartition7, "a");
         clock.advance(Duration.ofSeconds(5));
         save(inPartition7, "b");
+        OutboxRecord mailer = saved(build(inPartition7, "m1").withHandlerId("mailer"));
+        clock.advance(Duration.ofSeconds(1));
+        saved(build(inPartition7, "m2").withHandlerId("mailer"));
         OutboxRecord completed = save(inPartition200, "c");
         OutboxRecord failed = save(inPartition200, "d");
         clock.advance(Duration.ofSeconds(5));
@@ -267,18 +270,19 @@ public abstract class RecordStoreContract {
         makeWaiting(waiting);
 
         assertThat(statistics().countByStatus()).containsOnly(
-                Map.entry(OutboxRecordStatus.NEW, 3L),
+                Map.entry(OutboxRecordStatus.NEW, 5L),
                 Map.entry(OutboxRecordStatus.COMPLETED, 1L),
                 Map.entry(OutboxRecordStatus.FAILED, 1L));
-        assertThat(statistics().pendingByPartition()).containsExactlyInAnyOrder(
-                new PartitionBacklog(7, 2, oldest.getCreatedAt()),
-                new PartitionBacklog(200, 1, stored(waiting).getCreatedAt()));
+        assertThat(statistics().pendingByPartitionAndHandler()).containsExactlyInAnyOrder(
+                new PartitionBacklog(7, null, 2, oldest.getCreatedAt()),
+                new PartitionBacklog(7, "mailer", 2, stored(mailer).getCreatedAt()),
+                new PartitionBacklog(200, null, 1, stored(waiting).getCreatedAt()));
     }
 
     @Test
     public final void statisticsOfAnEmptyStoreAreEmpty() {
         assertThat(statistics().countByStatus().values()).allSatisfy(count -> assertThat(count).isZero());
-        assertThat(statistics().pendingByPartition()).isEmpty();
+        assertThat(statistics().pendingByPartitionAndHandler()).isEmpty();
     }
 
     // ================================================================ saving and reading

@@ -2,6 +2,8 @@ package dev.outbox.jpa;
 
 import dev.outbox.jpa.dialect.DatabaseDialect;
 import dev.outbox.jpa.dialect.SqlStatements;
+import dev.outbox.internal.FormPairs;
+import dev.outbox.spi.InstanceCapabilities;
 import dev.outbox.spi.InstanceState;
 import dev.outbox.spi.InstanceStatus;
 import dev.outbox.spi.InstanceStore;
@@ -9,10 +11,13 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
 import javax.sql.DataSource;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.dao.DuplicateKeyException;
@@ -66,9 +71,21 @@ public final class JdbcInstanceStore implements InstanceStore {
      */
     @Override
     public void register(String instanceId, String hostname, int port) {
+        register(instanceId, hostname, port, null);
+    }
+
+    @Override
+    public void register(String instanceId, String hostname, int port, @Nullable InstanceCapabilities capabilities) {
         Objects.requireNonNull(instanceId, "instanceId");
         Objects.requireNonNull(hostname, "hostname");
-        Map<String, Object> row = Map.of("instanceId", instanceId, "hostname", hostname, "port", port);
+        Map<String, @Nullable Object> row = new HashMap<>();
+        row.put("instanceId", instanceId);
+        row.put("hostname", hostname);
+        row.put("port", port);
+        row.put("handlerIds", capabilities == null ? null : FormPairs.encodeList(capabilities.handlerIds()));
+        row.put("eventTypes", capabilities == null ? null : FormPairs.encodeList(capabilities.eventTypes()));
+        row.put("recordProcessor", capabilities == null ? null : capabilities.recordProcessor());
+        row.put("appVersion", capabilities == null ? null : capabilities.version());
         for (int attempt = 1; ; attempt++) {
             try {
                 registerOnce(instanceId, row);
@@ -82,7 +99,7 @@ public final class JdbcInstanceStore implements InstanceStore {
         }
     }
 
-    private void registerOnce(String instanceId, Map<String, Object> row) {
+    private void registerOnce(String instanceId, Map<String, @Nullable Object> row) {
         if (jdbc.update(registerUpdate, row) == 1) {
             log.debug("Outbox instance {} registered again", instanceId);
             return;
@@ -146,6 +163,17 @@ public final class JdbcInstanceStore implements InstanceStore {
         Duration age = Duration.between(lastHeartbeat, now);
         return new InstanceState(rs.getString("instance_id"), rs.getString("hostname"), rs.getInt("port"),
                 InstanceStatus.valueOf(rs.getString("status")), startedAt, lastHeartbeat,
-                age.isNegative() ? Duration.ZERO : age);
+                age.isNegative() ? Duration.ZERO : age, capabilities(rs));
+    }
+
+    /** Null when the instance registered without them (handler_ids is null). */
+    private static @Nullable InstanceCapabilities capabilities(ResultSet rs) throws SQLException {
+        String handlerIds = rs.getString("handler_ids");
+        if (handlerIds == null) {
+            return null;
+        }
+        return new InstanceCapabilities(Set.copyOf(FormPairs.decodeList(handlerIds)),
+                Set.copyOf(FormPairs.decodeList(rs.getString("event_types"))), rs.getBoolean("record_processor"),
+                rs.getString("app_version"));
     }
 }

@@ -168,10 +168,16 @@ public final class JdbcRecordStore implements RecordStore, RecordStatistics, Rec
     }
 
     @Override
-    public List<PartitionBacklog> pendingByPartition() {
-        return jdbc.getJdbcTemplate().query(sql.get("record.pendingByPartition"), (row, rowNum) ->
-                new PartitionBacklog(row.getInt("partition_no"), row.getLong("pending"),
+    public List<PartitionBacklog> pendingByPartitionAndHandler() {
+        return jdbc.getJdbcTemplate().query(sql.get("record.pendingByPartitionAndHandler"), (row, rowNum) ->
+                new PartitionBacklog(row.getInt("partition_no"), handlerId(row.getString("handler_id")),
+                        row.getLong("pending"),
                         Objects.requireNonNull(dialect.readTimestamp(row, "oldest_created_at"))));
+    }
+
+    /** The column holds '' for records addressed to no handler (the column is NOT NULL). */
+    private static @Nullable String handlerId(@Nullable String column) {
+        return column == null || column.isEmpty() ? null : column;
     }
 
     @Override

@@ -62,6 +62,11 @@ public final class OutboxMetrics implements MeterBinder {
                 OutboxSnapshot::averagePartitionsPerInstance).register(registry);
         gauge("outbox.cluster.partitions.unassigned", "Partitions without a live owner",
                 OutboxSnapshot::unassignedPartitionCount).register(registry);
+        gauge("outbox.records.deferred", "NEW records waiting for an instance that has their handler (during a "
+                + "rolling deploy, records of a newer version in partitions of an older one)",
+                OutboxSnapshot::deferredRecordCount).register(registry);
+        gauge("outbox.records.deferred.unhandled", "Deferred records whose handler no live instance has: a stuck "
+                + "deploy or a removed handler", OutboxSnapshot::unhandledRecordCount).register(registry);
         gauge("outbox.records.oldest.pending.age", "Age of the oldest NEW record",
                 s -> s.oldestPendingAge().toMillis() / 1000.0).baseUnit("seconds").register(registry);
         if (perPartitionGauges) {

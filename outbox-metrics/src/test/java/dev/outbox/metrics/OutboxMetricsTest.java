@@ -7,14 +7,18 @@ import dev.outbox.OutboxRecordStatus;
 import dev.outbox.monitoring.OutboxMonitor;
 import dev.outbox.partition.OwnedPartitions;
 import dev.outbox.spi.Delivery;
+import dev.outbox.spi.InstanceCapabilities;
 import dev.outbox.testing.AggregateIds;
 import dev.outbox.testing.CountingRecordStatistics;
+import dev.outbox.testing.InMemoryClusterStore;
 import dev.outbox.testing.InMemoryRecordStore;
 import dev.outbox.testing.MutableClock;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Duration;
+import java.util.Set;
+import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Test;
 
 class OutboxMetricsTest {
@@ -64,6 +68,27 @@ class OutboxMetricsTest {
     }
 
     @Test
+    void theDeferralGaugesCountRecordsWaitingForAHandlerAndThoseNoLiveInstanceHas() {
+        InMemoryClusterStore cluster = new InMemoryClusterStore(clock);
+        cluster.register("v1", "host", 0, new InstanceCapabilities(Set.of("ledger"), Set.of(), false, "1"));
+        cluster.register("v2", "host", 0, new InstanceCapabilities(Set.of("ledger", "mailer"), Set.of(), false,
+                "2"));
+        cluster.claim(5, 0, "v1", Duration.ofSeconds(10));
+        cluster.claim(6, 0, "v2", Duration.ofSeconds(10));
+        save(AggregateIds.inPartition(5, "a"), "mailer");
+        save(AggregateIds.inPartition(5, "b"), "mailer");
+        save(AggregateIds.inPartition(5, "c"), "audit");
+        save(AggregateIds.inPartition(5, "d"), "ledger");
+        save(AggregateIds.inPartition(6, "e"), "mailer");
+        OutboxMonitor monitor = OutboxMonitor.builder().statistics(statistics).instances(cluster,
+                Duration.ofSeconds(10)).partitions(cluster).clock(clock).build();
+        new OutboxMetrics(monitor, false).bindTo(registry);
+
+        assertThat(gauge("outbox.records.deferred")).as("v1 lacks mailer and audit").isEqualTo(3.0);
+        assertThat(gauge("outbox.records.deferred.unhandled")).as("nobody has audit").isEqualTo(1.0);
+    }
+
+    @Test
     void thePerPartitionSeriesCanBeSwitchedOff() {
         bind(OwnedPartitions.all(), false);
 
@@ -98,8 +123,12 @@ class OutboxMetricsTest {
     }
 
     private OutboxRecord save(String aggregateId) {
+        return save(aggregateId, null);
+    }
+
+    private OutboxRecord save(String aggregateId, @Nullable String handlerId) {
         OutboxRecord record = OutboxRecord.builder().aggregateId(aggregateId).eventType("Test").payload("{}")
-                .build(clock);
+                .handlerId(handlerId).build(clock);
         records.save(record);
         return records.findById(record.getId()).orElseThrow();
     }

@@ -105,6 +105,7 @@ public class OutboxProcessingAutoConfiguration {
                             .instanceId(identity.id())
                             .hostname(identity.hostname())
                             .port(identity.port())
+                            .capabilities(handlers.capabilities().withVersion(identity.version()))
                             .timings(properties.instance().timings())
                             .partitionListener(PartitionListener.composite(partitionListeners.orderedStream()
                                     .toList())))

@@ -6,6 +6,7 @@ import dev.outbox.internal.Checks;
 import dev.outbox.processing.ProcessingOptions;
 import dev.outbox.retention.OutboxPurger;
 import dev.outbox.retry.OutboxRetryPolicy;
+import dev.outbox.spi.InstanceCapabilities;
 import dev.outbox.spi.RecordContext;
 import java.time.Duration;
 import java.time.temporal.ChronoUnit;
@@ -149,13 +150,19 @@ public record OutboxProperties(
      * @param handlerTimeout how long one handler call may take; past it the handler's thread is interrupted and the
      *     attempt fails (a handler that ignores interrupts keeps its aggregate waiting until it returns). Unset: no
      *     limit
+     * @param maxDeferral how old a record may get while it waits for an instance that has its handler (during a
+     *     rolling deploy, records written by a newer version wait in the partitions of older ones); past it the
+     *     record is FAILED. 0 fails such records at once
+     * @param deferralInterval how often a record waiting for an instance that has its handler is looked at again
      */
     public record Processing(
             @DefaultValue("true") boolean enabled,
             @DefaultValue("true") boolean stopOnFirstFailure,
             @DefaultValue("4") int concurrency,
             @DefaultValue("false") boolean deleteCompletedRecords,
-            @Nullable Duration handlerTimeout) {
+            @Nullable Duration handlerTimeout,
+            @DefaultValue("24h") Duration maxDeferral,
+            @DefaultValue("5s") Duration deferralInterval) {
     }
 
     /**
@@ -248,18 +255,26 @@ public record OutboxProperties(
      *     counts as dead and its partitions are taken over; must be greater than the heartbeat interval
      * @param newInstanceDetectionIntervalSeconds how often each instance looks for joined or departed instances and
      *     rebalances the partitions
+     * @param version the application's version, written into the instance table beside the handlers the instance
+     *     has, for operators during a rolling deploy; when empty, the build's version ({@code BuildProperties}, from
+     *     {@code META-INF/build-info.properties}) if there is one
      */
     public record Instance(
             @DefaultValue("") String id,
             @DefaultValue("15") long gracefulShutdownTimeoutSeconds,
             @DefaultValue("2") long heartbeatIntervalSeconds,
             @DefaultValue("10") long staleInstanceTimeoutSeconds,
-            @DefaultValue("2") long newInstanceDetectionIntervalSeconds) {
+            @DefaultValue("2") long newInstanceDetectionIntervalSeconds,
+            @DefaultValue("") String version) {
 
         public Instance {
             if (id.length() > 255) {
                 throw new IllegalArgumentException(
                         "outbox.instance.id is " + id.length() + " characters long; the limit is 255");
+            }
+            if (version.length() > InstanceCapabilities.MAX_VERSION_LENGTH) {
+                throw new IllegalArgumentException("outbox.instance.version is " + version.length()
+                        + " characters long; the limit is " + InstanceCapabilities.MAX_VERSION_LENGTH);
             }
             Checks.atLeast("outbox.instance.heartbeat-interval-seconds", heartbeatIntervalSeconds, 1);
             Checks.atLeast("outbox.instance.stale-instance-timeout-seconds", staleInstanceTimeoutSeconds, 1);
@@ -298,6 +313,8 @@ public record OutboxProperties(
                 .withConcurrency(processing.concurrency())
                 .withDeleteCompletedRecords(processing.deleteCompletedRecords())
                 .withHandlerTimeout(processing.handlerTimeout())
+                .withMaxDeferral(processing.maxDeferral())
+                .withDeferralInterval(processing.deferralInterval())
                 .withShutdownTimeout(Duration.ofSeconds(instance.gracefulShutdownTimeoutSeconds()));
     }
 }

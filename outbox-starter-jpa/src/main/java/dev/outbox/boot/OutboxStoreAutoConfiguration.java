@@ -2,6 +2,7 @@ package dev.outbox.boot;
 
 import dev.outbox.admin.OutboxAdmin;
 import dev.outbox.cluster.ClusterCoordinator;
+import dev.outbox.handler.OutboxHandlers;
 import dev.outbox.jpa.JdbcOutboxStores;
 import dev.outbox.jpa.dialect.DatabaseDialect;
 import dev.outbox.monitoring.OutboxMonitor;
@@ -20,6 +21,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.boot.info.BuildProperties;
 import org.springframework.boot.sql.init.dependency.DependsOnDatabaseInitialization;
 import org.springframework.context.annotation.Bean;
 import org.springframework.core.env.Environment;
@@ -83,8 +85,9 @@ public class OutboxStoreAutoConfiguration {
 
     @Bean
     @ConditionalOnMissingBean
-    OutboxInstanceIdentity outboxInstanceIdentity(OutboxProperties properties, Environment environment) {
-        return OutboxInstanceIdentity.of(properties.instance(), environment);
+    OutboxInstanceIdentity outboxInstanceIdentity(OutboxProperties properties, Environment environment,
+            ObjectProvider<BuildProperties> build) {
+        return OutboxInstanceIdentity.of(properties.instance(), environment, build.getIfAvailable());
     }
 
     /** Wake-ups raised in this JVM: by committed writes and by the admin; the processing node listens to them. */
@@ -96,16 +99,19 @@ public class OutboxStoreAutoConfiguration {
 
     /**
      * Backlog and cluster figures for metrics, health and the actuator endpoint, read at most once per
-     * {@code outbox.metrics.refresh-interval}. An instance without background processing owns no partition.
+     * {@code outbox.metrics.refresh-interval}. An instance without background processing owns no partition; its
+     * handlers tell which records wait for another version's.
      */
     @Bean
     @ConditionalOnMissingBean
     OutboxMonitor outboxMonitor(RecordStore store, JdbcOutboxStores stores, ObjectProvider<ClusterCoordinator> cluster,
-            InstanceStore instances, PartitionStore partitions, Clock clock, OutboxProperties properties) {
+            InstanceStore instances, PartitionStore partitions, ObjectProvider<OutboxHandlers> handlers, Clock clock,
+            OutboxProperties properties) {
         OutboxMonitor.Builder monitor = OutboxMonitor.builder()
                 .statistics(storeSide(RecordStatistics.class, store, stores)).clock(clock)
                 .refreshInterval(properties.metrics().refreshInterval())
                 .ownership(OwnedPartitions::none);
+        handlers.ifAvailable(available -> monitor.capabilities(available.capabilities()));
         cluster.ifAvailable(coordinator -> monitor.ownership(coordinator)
                 .instances(instances, properties.instance().timings().staleTimeout()).partitions(partitions));
         return monitor.build();

@@ -177,8 +177,11 @@ final class ClusterHarness implements AutoCloseable {
      * add to or override {@link #nodeProperties(String)}.
      */
     void startNode(String instanceId, String... extraProperties) {
-        List<String> arguments = Stream.concat(nodeProperties(instanceId).stream(), Stream.of(extraProperties))
-                .map(property -> "--" + property).toList();
+        // By key, later ones winning: Spring would join two values of one command-line key with a comma.
+        Map<String, String> properties = new LinkedHashMap<>();
+        Stream.concat(nodeProperties(instanceId).stream(), Stream.of(extraProperties)).forEach(property ->
+                properties.put(property.substring(0, property.indexOf('=')), property));
+        List<String> arguments = properties.values().stream().map(property -> "--" + property).toList();
         ClusterNode node = ClusterNode.start(instanceId, logDirectory.resolve(instanceId + ".log"), arguments);
         nodes.put(instanceId, node);
         expectedAlive.add(instanceId);
@@ -563,7 +566,7 @@ final class ClusterHarness implements AutoCloseable {
                 .collect(Collectors.toMap(Map.Entry::getKey, Map.Entry::getValue, Long::sum, TreeMap::new));
     }
 
-    private long count(String sql, Object... arguments) {
+    long count(String sql, Object... arguments) {
         Long count = jdbc.queryForObject(sql, Long.class, arguments);
         return count == null ? 0 : count;
     }

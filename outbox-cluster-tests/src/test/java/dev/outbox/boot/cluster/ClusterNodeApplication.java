@@ -1,15 +1,24 @@
 package dev.outbox.boot.cluster;
 
+import dev.outbox.handler.HandlerRegistration;
 import dev.outbox.jpa.dialect.DatabaseDialect;
 import java.time.Clock;
 import java.time.Duration;
 import javax.sql.DataSource;
+import org.springframework.beans.factory.BeanFactory;
 import org.springframework.beans.factory.annotation.Value;
+import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
+import org.springframework.beans.factory.support.BeanDefinitionRegistry;
+import org.springframework.beans.factory.support.BeanDefinitionRegistryPostProcessor;
+import org.springframework.beans.factory.support.RootBeanDefinition;
 import org.springframework.boot.SpringBootConfiguration;
-import org.springframework.boot.WebApplicationType;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
 import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.context.annotation.Import;
+import org.springframework.core.env.Environment;
 import org.springframework.jdbc.core.JdbcTemplate;
 
 /**
@@ -23,7 +32,45 @@ public class ClusterNodeApplication {
 
     public static void main(String[] args) {
         exitWhenTestJvmIsGone();
-        new SpringApplicationBuilder(ClusterNodeApplication.class).web(WebApplicationType.NONE).run(args);
+        // Not a web application unless a test starts it as one (--spring.main.web-application-type=servlet).
+        new SpringApplicationBuilder(ClusterNodeApplication.class)
+                .properties("spring.main.web-application-type=none").run(args);
+    }
+
+    /**
+     * {@code cluster.handlers} (default none): ids of typed handlers this node has, besides its record processor. Each
+     * subscribes to the event type of its own id, and writes its calls down like the record processor. Nodes with
+     * different lists play the versions of a rolling deploy.
+     */
+    @Bean
+    static BeanDefinitionRegistryPostProcessor clusterHandlers(Environment environment) {
+        String[] ids = environment.getProperty("cluster.handlers", String[].class, new String[0]);
+        return new BeanDefinitionRegistryPostProcessor() {
+            @Override
+            public void postProcessBeanDefinitionRegistry(BeanDefinitionRegistry registry) {
+                BeanFactory beans = (BeanFactory) registry;
+                for (String id : ids) {
+                    registry.registerBeanDefinition("clusterHandler-" + id, new RootBeanDefinition(
+                            HandlerRegistration.class, () -> typedHandler(id, beans.getBean(HandledRecordWriter.class))));
+                }
+            }
+
+            @Override
+            public void postProcessBeanFactory(ConfigurableListableBeanFactory beanFactory) {
+            }
+        };
+    }
+
+    private static HandlerRegistration<ClusterEvent> typedHandler(String id, HandledRecordWriter writer) {
+        return HandlerRegistration.builder(id, ClusterEvent.class).eventType(id)
+                .handler((event, metadata) -> writer.handled(metadata)).build();
+    }
+
+    /** Writes through the node's Outbox when it runs as a web application; see {@link ClusterWriteEndpoint}. */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnWebApplication
+    @Import(ClusterWriteEndpoint.class)
+    static class WebWrites {
     }
 
     /**

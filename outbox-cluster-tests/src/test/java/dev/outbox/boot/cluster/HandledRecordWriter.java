@@ -2,14 +2,17 @@ package dev.outbox.boot.cluster;
 
 import dev.outbox.OutboxRecord;
 import dev.outbox.OutboxRecordProcessor;
+import dev.outbox.handler.RecordMetadata;
 import dev.outbox.jpa.dialect.DatabaseDialect;
 import java.time.Duration;
 import java.time.Instant;
+import org.jspecify.annotations.Nullable;
 import org.springframework.jdbc.core.JdbcTemplate;
 
 /**
  * The handler of every cluster node: one auto-committed row in {@code handled_record} per call, so the tests can see
- * each delivery (duplicates included), which node made it and under which partition epoch.
+ * each delivery (duplicates included), which node made it and under which partition epoch. The record processor of
+ * every node, and the body of the typed handlers of {@code cluster.handlers}.
  */
 final class HandledRecordWriter implements OutboxRecordProcessor {
 
@@ -31,12 +34,23 @@ final class HandledRecordWriter implements OutboxRecordProcessor {
 
     @Override
     public void process(OutboxRecord record) throws InterruptedException {
+        handled(record.getId(), record.getAggregateId(), record.getSequence(), record.getEpoch(),
+                record.getPartition());
+    }
+
+    /** The same row for a call of a typed handler. */
+    void handled(RecordMetadata record) throws InterruptedException {
+        handled(record.getId(), record.getAggregateId(), record.getSequence(), record.getEpoch(),
+                record.getPartition());
+    }
+
+    private void handled(String id, String aggregateId, @Nullable Long sequence, long epoch, int partition)
+            throws InterruptedException {
         // Taken first: a node frozen inside this call still shows when the call began.
         Object invokedAt = dialect.timestampValue(Instant.now());
         if (!pause.isZero()) {
             Thread.sleep(pause.toMillis());
         }
-        jdbc.update(INSERT, record.getId(), record.getAggregateId(), record.getSequence(), instanceId,
-                record.getEpoch(), record.getPartition(), invokedAt);
+        jdbc.update(INSERT, id, aggregateId, sequence, instanceId, epoch, partition, invokedAt);
     }
 }

@@ -4,10 +4,12 @@ import dev.outbox.OutboxRecord;
 import dev.outbox.OutboxRecordStatus;
 import dev.outbox.admin.OutboxAdmin;
 import dev.outbox.cluster.ClusterCoordinator;
+import dev.outbox.monitoring.DeferredRecords;
 import dev.outbox.monitoring.OutboxMonitor;
 import dev.outbox.monitoring.OutboxSnapshot;
 import dev.outbox.partition.OwnedPartitions;
 import dev.outbox.spi.FailedRecordFilter;
+import dev.outbox.spi.InstanceCapabilities;
 import dev.outbox.spi.InstanceState;
 import java.time.Instant;
 import java.util.LinkedHashMap;
@@ -23,9 +25,10 @@ import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
 import org.springframework.boot.actuate.endpoint.web.WebEndpointResponse;
 
 /**
- * {@code /actuator/outbox}: this instance and its partitions, every live instance with its heartbeat age, the
- * partition owners, the backlog (from the monitor's cached snapshot) and the oldest FAILED records; write operations
- * retry, skip or delete FAILED records through {@link OutboxAdmin}.
+ * {@code /actuator/outbox}: this instance and its partitions, every live instance with its heartbeat age and what it
+ * can process, the partition owners, the backlog (from the monitor's cached snapshot), the records waiting for an
+ * instance that has their handler, and the oldest FAILED records; write operations retry, skip or delete FAILED
+ * records through {@link OutboxAdmin}.
  */
 @Endpoint(id = "outbox")
 public class OutboxEndpoint {
@@ -113,8 +116,10 @@ public class OutboxEndpoint {
                 snapshot.pendingInOwnedPartitions());
         List<FailedRecord> failed = admin.failedRecords(FailedRecordFilter.any(), FAILED_RECORDS_SHOWN).stream()
                 .map(FailedRecord::of).toList();
+        Deferred deferred = new Deferred(snapshot.deferredRecordCount(), snapshot.unhandledRecordCount(),
+                snapshot.deferredRecords());
         return new OutboxReport(snapshot.takenAt(), self, members, snapshot.partitionsByOwner(),
-                snapshot.unassignedPartitionCount(), backlog, failed);
+                snapshot.unassignedPartitionCount(), backlog, deferred, failed);
     }
 
     /**
@@ -124,11 +129,23 @@ public class OutboxEndpoint {
      * @param partitionsByOwner owned partitions by instance id
      * @param unassignedPartitions partitions without a live owner
      * @param backlog records by status and the age of the oldest NEW one
+     * @param deferred records waiting for an instance that has their handler
      * @param failedRecords the oldest FAILED records (read now, not cached), at most 20
      */
     public record OutboxReport(Instant takenAt, ThisInstance instance, List<Member> instances,
             Map<String, Set<Integer>> partitionsByOwner, int unassignedPartitions, Backlog backlog,
-            List<FailedRecord> failedRecords) {
+            Deferred deferred, List<FailedRecord> failedRecords) {
+    }
+
+    /**
+     * NEW records whose partition's owner lacks their handler: during a rolling deploy, records of a newer version in
+     * the partitions of an older one. They fail once older than {@code outbox.processing.max-deferral}.
+     *
+     * @param records how many
+     * @param unhandled how many of them no live instance has the handler for: a stuck deploy or a removed handler
+     * @param byHandler by handler id, with the live instances that have it
+     */
+    public record Deferred(long records, long unhandled, List<DeferredRecords> byHandler) {
     }
 
     /** A FAILED record as an operator needs to see it. */
@@ -149,12 +166,21 @@ public class OutboxEndpoint {
             int ownedPartitions, Map<Integer, Long> epochs) {
     }
 
-    /** A live instance as the instance table has it, with its heartbeat age by the database's clock. */
+    /**
+     * A live instance as the instance table has it, with its heartbeat age by the database's clock and what it can
+     * process; the version and handler fields are null for an instance that did not say.
+     */
     public record Member(String id, String hostname, int port, String status, Instant startedAt,
-            double heartbeatAgeSeconds) {
+            double heartbeatAgeSeconds, @Nullable String version, @Nullable Set<String> handlerIds,
+            @Nullable Set<String> eventTypes, @Nullable Boolean recordProcessor) {
         static Member of(InstanceState state) {
+            InstanceCapabilities capabilities = state.capabilities();
             return new Member(state.instanceId(), state.hostname(), state.port(), state.status().name(),
-                    state.startedAt(), state.heartbeatAge().toMillis() / 1000.0);
+                    state.startedAt(), state.heartbeatAge().toMillis() / 1000.0,
+                    capabilities == null ? null : capabilities.version(),
+                    capabilities == null ? null : capabilities.handlerIds(),
+                    capabilities == null ? null : capabilities.eventTypes(),
+                    capabilities == null ? null : capabilities.recordProcessor());
         }
     }
 

@@ -1,0 +1,19 @@
+package dev.outbox.processing;
+
+/**
+ * No handler of this instance takes the record: it is addressed to a handler id this instance does not have, or to no
+ * handler while this instance has no record processor. During a rolling deploy that is what records written by a newer
+ * version look like to an older one, so the record is <em>deferred</em>: it stays NEW without using an attempt, its
+ * aggregate's later records wait behind it, and it is looked at again after
+ * {@link ProcessingOptions#deferralInterval()} — by this instance, or by the one that owns its partition by then. It
+ * fails only once it is older than {@link ProcessingOptions#maxDeferral()}.
+ */
+public class HandlerNotDeployedException extends RuntimeException {
+
+    private static final long serialVersionUID = 1L;
+
+    /** @param message names the record, what it is addressed to and the handlers this instance has */
+    public HandlerNotDeployedException(String message) {
+        super(message);
+    }
+}
