@@ -110,10 +110,10 @@ public final class JdbcOutboxStores implements AutoCloseable {
      * What a transaction that saved records does at its commit: notifies the other instances where the database can
      * (in the transaction, so only a commit sends it), then wakes this JVM's processor through {@code local}.
      */
-    public JpaOutboxRecordRepository.CommitHooks commitHooks(LocalWakeUps local) {
+    public CommitHooks commitHooks(LocalWakeUps local) {
         Objects.requireNonNull(local, "local");
         JdbcTemplate jdbc = new JdbcTemplate(dataSource);
-        return new JpaOutboxRecordRepository.CommitHooks() {
+        return new CommitHooks() {
             @Override
             public void beforeCommit(Set<Integer> written) {
                 if (notifications) {

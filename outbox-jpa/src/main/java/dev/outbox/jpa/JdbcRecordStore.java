@@ -297,6 +297,11 @@ public final class JdbcRecordStore implements RecordStore, RecordStatistics, Rec
     }
 
     private OutboxRecord mapRow(ResultSet rs, int rowNum) throws SQLException {
+        return read(rs, dialect);
+    }
+
+    /** The record of the current row, whose columns are {@code record.columns}. */
+    static OutboxRecord read(ResultSet rs, DatabaseDialect dialect) throws SQLException {
         return OutboxRecord.restore()
                 .id(rs.getString("id"))
                 .sequence(rs.getLong("sequence_no"))

@@ -6,13 +6,9 @@ import dev.outbox.OutboxRecordStatus;
 import dev.outbox.spi.OutboxObservation;
 import jakarta.persistence.EntityManager;
 import jakarta.persistence.EntityManagerFactory;
-import java.util.ArrayList;
 import java.util.List;
-import java.util.Collections;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.Set;
-import java.util.TreeSet;
 import org.hibernate.Session;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -21,7 +17,6 @@ import org.springframework.data.jpa.repository.support.JpaRepositoryFactory;
 import org.springframework.data.repository.Repository;
 import org.springframework.orm.jpa.SharedEntityManagerCreator;
 import org.springframework.transaction.PlatformTransactionManager;
-import org.springframework.transaction.support.TransactionSynchronization;
 import org.springframework.transaction.support.TransactionSynchronizationManager;
 import org.springframework.transaction.support.TransactionTemplate;
 
@@ -30,7 +25,7 @@ import org.springframework.transaction.support.TransactionTemplate;
  * transaction, so the record commits or rolls back with it; the transaction's records are inserted as one JDBC batch
  * on its own connection just before it commits. Without a transaction, a save runs in one of its own.
  * {@link CommitHooks} run once around the commit of a transaction with records, so that processors can look for them
- * at once instead of at their next poll.
+ * at once instead of at their next poll. Applications without JPA use {@link JdbcOutboxRecordRepository}.
  */
 public final class JpaOutboxRecordRepository implements OutboxRecordRepository {
 
@@ -56,25 +51,8 @@ public final class JpaOutboxRecordRepository implements OutboxRecordRepository {
     private final RecordInserts inserts = new RecordInserts();
     private final TransactionTemplate transactions;
     private final int maxPayloadBytes;
-    private final CommitHooks hooks;
+    private final TransactionRecords pending;
     private final OutboxObservation observation;
-    private final Object synchronizationKey = new Object();
-
-    /** Callbacks around the commit of a transaction that saved records, with the partitions it wrote to. */
-    public interface CommitHooks {
-
-        /** No callbacks. */
-        CommitHooks NONE = new CommitHooks() {
-        };
-
-        /** In the transaction, just before it commits (to notify other instances, say); a failure fails the commit. */
-        default void beforeCommit(Set<Integer> partitions) {
-        }
-
-        /** After the commit (to wake the local processor, say); must be fast. */
-        default void afterCommit(Set<Integer> partitions) {
-        }
-    }
 
     /**
      * @param entityManager a transaction-bound shared entity manager (as Spring injects with
@@ -99,7 +77,7 @@ public final class JpaOutboxRecordRepository implements OutboxRecordRepository {
         this.rows = new JpaRepositoryFactory(entityManager).getRepository(OutboxRecordRows.class);
         this.transactions = new TransactionTemplate(Objects.requireNonNull(transactionManager, "transactionManager"));
         this.maxPayloadBytes = OutboxRecord.checkPayloadLimit(maxPayloadBytes);
-        this.hooks = Objects.requireNonNull(hooks, "hooks");
+        this.pending = new TransactionRecords(this::insert, Objects.requireNonNull(hooks, "hooks"));
     }
 
     /**
@@ -139,7 +117,7 @@ public final class JpaOutboxRecordRepository implements OutboxRecordRepository {
         return Objects.requireNonNull(transactions.execute(status -> {
             OutboxRecord stored = withTraceContext(record);
             if (TransactionSynchronizationManager.isSynchronizationActive()) {
-                return pending().add(stored);
+                return pending.add(stored);
             }
             // a transaction manager that keeps no synchronizations: inserted at once, still in its transaction
             insert(List.of(stored));
@@ -162,90 +140,15 @@ public final class JpaOutboxRecordRepository implements OutboxRecordRepository {
         }
     }
 
-    /**
-     * The records of the current transaction not inserted yet: bound to it at its first record, with a
-     * synchronization that inserts them and runs the commit hooks before it commits; a rollback runs neither.
-     */
-    private PendingRecords pending() {
-        PendingRecords pending = (PendingRecords) TransactionSynchronizationManager.getResource(synchronizationKey);
-        if (pending != null) {
-            return pending;
-        }
-        PendingRecords created = new PendingRecords();
-        TransactionSynchronizationManager.bindResource(synchronizationKey, created);
-        TransactionSynchronizationManager.registerSynchronization(new TransactionSynchronization() {
-            // a transaction started inside this one (REQUIRES_NEW) must collect records of its own
-            @Override
-            public void suspend() {
-                TransactionSynchronizationManager.unbindResource(synchronizationKey);
-            }
-
-            @Override
-            public void resume() {
-                TransactionSynchronizationManager.bindResource(synchronizationKey, created);
-            }
-
-            @Override
-            public void beforeCommit(boolean readOnly) {
-                created.insert();
-                hooks.beforeCommit(Collections.unmodifiableSet(created.partitions));
-            }
-
-            @Override
-            public void afterCompletion(int status) {
-                TransactionSynchronizationManager.unbindResourceIfPossible(synchronizationKey);
-                if (status == STATUS_COMMITTED) {
-                    try {
-                        hooks.afterCommit(Collections.unmodifiableSet(created.partitions));
-                    } catch (RuntimeException e) {
-                        // Only an early wake-up is lost; the processor's poll finds the records anyway.
-                        log.debug("Outbox after-commit callback failed", e);
-                    }
-                }
-            }
-        });
-        return created;
-    }
-
-    /** Inserts the current transaction's pending records, so that a query in it sees them. */
-    private void insertPending() {
-        PendingRecords pending = (PendingRecords) TransactionSynchronizationManager.getResource(synchronizationKey);
-        if (pending != null) {
-            pending.insert();
-        }
-    }
-
-    /** One transaction's records: those not inserted yet, and every partition written. Used by its thread only. */
-    private final class PendingRecords {
-
-        private final List<OutboxRecord> records = new ArrayList<>();
-        private final Set<Integer> partitions = new TreeSet<>();
-
-        OutboxRecord add(OutboxRecord record) {
-            records.add(record);
-            partitions.add(record.getPartition());
-            return record;
-        }
-
-        void insert() {
-            if (records.isEmpty()) {
-                return;
-            }
-            List<OutboxRecord> batch = List.copyOf(records);
-            records.clear();
-            JpaOutboxRecordRepository.this.insert(batch);
-        }
-    }
-
     @Override
     public Optional<OutboxRecord> findById(String id) {
-        insertPending();
+        pending.flush();
         return rows.findById(id).map(OutboxRecordEntity::toRecord);
     }
 
     @Override
     public List<OutboxRecord> findByAggregateId(String aggregateId) {
-        insertPending();
+        pending.flush();
         return rows.findByAggregateIdOrderBySequenceAsc(aggregateId).stream().map(OutboxRecordEntity::toRecord)
                 .toList();
     }
@@ -255,14 +158,14 @@ public final class JpaOutboxRecordRepository implements OutboxRecordRepository {
         if (limit < 1) {
             throw new IllegalArgumentException("limit must be >= 1 but was " + limit);
         }
-        insertPending();
+        pending.flush();
         return rows.findByStatusOrderBySequenceAsc(status, Limit.of(limit)).stream()
                 .map(OutboxRecordEntity::toRecord).toList();
     }
 
     @Override
     public long countByStatus(OutboxRecordStatus status) {
-        insertPending();
+        pending.flush();
         return rows.countByStatus(status);
     }
 }

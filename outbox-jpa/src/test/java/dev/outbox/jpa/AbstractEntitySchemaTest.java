@@ -100,7 +100,7 @@ abstract class AbstractEntitySchemaTest {
             EntityManagerFactory entityManagerFactory = Objects.requireNonNull(factory.getObject());
             JpaOutboxRecordRepository repository = JpaOutboxRecordRepository.create(entityManagerFactory,
                     new JpaTransactionManager(entityManagerFactory), OutboxRecord.DEFAULT_MAX_PAYLOAD_BYTES,
-                    JpaOutboxRecordRepository.CommitHooks.NONE);
+                    CommitHooks.NONE);
             String payload = "x".repeat(OutboxRecord.DEFAULT_MAX_PAYLOAD_BYTES);
             OutboxRecord record = OutboxRecord.builder().aggregateId("order-1").eventType("OrderPlaced")
                     .payload(payload).build(Clock.systemUTC());
@@ -132,7 +132,7 @@ abstract class AbstractEntitySchemaTest {
             EntityManagerFactory entityManagerFactory = Objects.requireNonNull(factory.getObject());
             JpaOutboxRecordRepository repository = JpaOutboxRecordRepository.create(entityManagerFactory,
                     new JpaTransactionManager(entityManagerFactory), OutboxRecord.DEFAULT_MAX_PAYLOAD_BYTES,
-                    JpaOutboxRecordRepository.CommitHooks.NONE);
+                    CommitHooks.NONE);
             OutboxRecord record = OutboxRecord.builder().aggregateId("order-1").eventType("OrderPlaced")
                     .payload("{}").build(Clock.systemUTC());
 

@@ -1,5 +1,6 @@
 package dev.outbox.jpa.testing;
 
+import dev.outbox.jpa.CommitHooks;
 import dev.outbox.jpa.JdbcRecordStore;
 import dev.outbox.jpa.JpaOutboxRecordRepository;
 import dev.outbox.jpa.OutboxRecordEntity;
@@ -11,7 +12,6 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
-import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.orm.jpa.JpaTransactionManager;
 import org.springframework.orm.jpa.LocalContainerEntityManagerFactoryBean;
 import org.springframework.orm.jpa.vendor.HibernateJpaVendorAdapter;
@@ -20,7 +20,7 @@ import org.springframework.orm.jpa.vendor.HibernateJpaVendorAdapter;
  * The JPA stores on a fresh test database, assembled with plain Spring ORM (no Spring Boot): Hibernate entity
  * manager factory, JPA transaction manager, the write-side repository and the JDBC record store.
  */
-public final class JpaOutboxFixture implements AutoCloseable {
+public final class JpaOutboxFixture implements WriteFixture {
 
     private final TestDatabase database;
     private final LocalContainerEntityManagerFactoryBean entityManagerFactoryBean;
@@ -36,7 +36,7 @@ public final class JpaOutboxFixture implements AutoCloseable {
         this.entityManagerFactoryBean = entityManagerFactory(database, OutboxRecordEntity.class.getPackageName());
         this.transactionManager = new JpaTransactionManager(entityManagerFactory());
         this.repository = JpaOutboxRecordRepository.create(entityManagerFactory(), transactionManager,
-                maxPayloadBytes, new JpaOutboxRecordRepository.CommitHooks() {
+                maxPayloadBytes, new CommitHooks() {
                     @Override
                     public void afterCommit(Set<Integer> partitions) {
                         commits.incrementAndGet();
@@ -68,6 +68,7 @@ public final class JpaOutboxFixture implements AutoCloseable {
         return factory;
     }
 
+    @Override
     public TestDatabase database() {
         return database;
     }
@@ -80,34 +81,29 @@ public final class JpaOutboxFixture implements AutoCloseable {
         return factory;
     }
 
+    @Override
     public JpaTransactionManager transactionManager() {
         return transactionManager;
     }
 
+    @Override
     public JpaOutboxRecordRepository repository() {
         return repository;
     }
 
+    @Override
     public JdbcRecordStore recordStore() {
         return recordStore;
     }
 
-    /** How many transactions with saved records committed (the repository's after-commit callback). */
+    @Override
     public int committedTransactions() {
         return commits.get();
     }
 
-    /** The partitions of each committed transaction with records, in commit order. */
+    @Override
     public List<Set<Integer>> committedPartitions() {
         return List.copyOf(committedPartitions);
-    }
-
-    public JdbcTemplate jdbc() {
-        return new JdbcTemplate(database.dataSource());
-    }
-
-    public void deleteAllRecords() {
-        jdbc().update("DELETE FROM outbox_record");
     }
 
     @Override

@@ -24,9 +24,14 @@ public final class ReadmeSnippets {
 
     /** Fails unless the README holds the snippet {@code name} of {@code testSource} as a java code block. */
     public static void assertInReadme(Path testSource, String name) {
+        assertInReadme(README, testSource, name);
+    }
+
+    /** As {@link #assertInReadme(Path, String)}, for a module whose README is at {@code readme}. */
+    public static void assertInReadme(Path readme, Path testSource, String name) {
         String snippet = dedent(between(read(testSource), "// README: " + name + "\n", "// README: end"));
         assertThat(snippet).as("snippet '%s' in %s", name, testSource).isNotBlank();
-        assertThat(codeBlocks(read(README))).as("a java block of README.md").contains(snippet);
+        assertThat(codeBlocks(read(readme))).as("a java block of %s", readme).contains(snippet);
     }
 
     /**

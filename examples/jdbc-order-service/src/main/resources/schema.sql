@@ -1,0 +1,5 @@
+CREATE TABLE IF NOT EXISTS orders (
+    id VARCHAR(64) NOT NULL PRIMARY KEY,
+    customer VARCHAR(255) NOT NULL,
+    amount_cents BIGINT NOT NULL
+);

@@ -1,0 +1,126 @@
+package dev.outbox.boot;
+
+import dev.outbox.Outbox;
+import dev.outbox.OutboxRecordRepository;
+import dev.outbox.PayloadSerializer;
+import dev.outbox.context.RecordContexts;
+import dev.outbox.handler.OutboxHandlers;
+import dev.outbox.jpa.JdbcOutboxRecordRepository;
+import dev.outbox.jpa.JdbcOutboxStores;
+import dev.outbox.jpa.JpaOutboxRecordRepository;
+import dev.outbox.jpa.OutboxRecordEntity;
+import dev.outbox.jpa.OutboxTableSchemaFilter;
+import dev.outbox.node.LocalWakeUps;
+import dev.outbox.spi.OutboxObservation;
+import dev.outbox.spi.RecordContext;
+import jakarta.persistence.EntityManagerFactory;
+import java.time.Clock;
+import javax.sql.DataSource;
+import org.hibernate.cfg.SchemaToolingSettings;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.AutoConfigurationPackage;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.NoneNestedConditions;
+import org.springframework.boot.hibernate.autoconfigure.HibernatePropertiesCustomizer;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Conditional;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.transaction.PlatformTransactionManager;
+
+/**
+ * The write path: {@link OutboxRecordRepository} joins the application's transaction, and {@link Outbox} serializes
+ * events into it. On JPA (an {@code EntityManagerFactory} bean, as {@code outbox-starter-jpa} brings) the records go
+ * through the entity manager's connection; without JPA ({@code outbox-starter-jdbc}) through the connection of the
+ * Spring-managed transaction of the {@code DataSource}. Either way they are inserted as one batch just before the
+ * commit. Needs no processing bean: a JVM that only writes has this and the stores.
+ */
+@AutoConfiguration(after = {OutboxStoreAutoConfiguration.class, OutboxHandlersAutoConfiguration.class},
+        afterName = {"org.springframework.boot.hibernate.autoconfigure.HibernateJpaAutoConfiguration",
+            "org.springframework.boot.jdbc.autoconfigure.DataSourceTransactionManagerAutoConfiguration"})
+@ConditionalOnBean({DataSource.class, PlatformTransactionManager.class})
+@ConditionalOnBooleanProperty(name = "outbox.enabled", matchIfMissing = true)
+public class OutboxWriteAutoConfiguration {
+
+    @Bean
+    @ConditionalOnMissingBean
+    Outbox outbox(OutboxRecordRepository repository, PayloadSerializer serializer, Clock clock,
+            OutboxProperties properties) {
+        return Outbox.builder().repository(repository).serializer(serializer).clock(clock)
+                .maxPayloadBytes(properties.maxPayloadBytes()).build();
+    }
+
+    /**
+     * Saves records in the application's transaction, one per subscribed handler, with the writer's context captured
+     * once per record before the fan-out copies it for each handler; at commit the other instances are notified where
+     * the database can, and this JVM's processor is woken.
+     */
+    private static OutboxRecordRepository fannedOut(OutboxRecordRepository repository, OutboxHandlers handlers,
+            ObjectProvider<RecordContext> contexts, OutboxProperties properties) {
+        return RecordContexts.capturing(handlers.fanningOut(repository),
+                properties.context().with(contexts.orderedStream().toList()));
+    }
+
+    /** On JPA: through the application's entity manager. */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass(name = "jakarta.persistence.EntityManagerFactory")
+    @ConditionalOnBean(type = "jakarta.persistence.EntityManagerFactory")
+    @AutoConfigurationPackage(basePackageClasses = OutboxRecordEntity.class)
+    static class JpaWritePath {
+
+        @Bean
+        @ConditionalOnMissingBean
+        OutboxRecordRepository outboxRecordRepository(EntityManagerFactory entityManagerFactory,
+                PlatformTransactionManager transactionManager, JdbcOutboxStores stores, LocalWakeUps wakeUps,
+                OutboxHandlers handlers, ObjectProvider<OutboxObservation> observation,
+                ObjectProvider<RecordContext> contexts, OutboxProperties properties) {
+            return fannedOut(JpaOutboxRecordRepository.create(entityManagerFactory, transactionManager,
+                    properties.maxPayloadBytes(), stores.commitHooks(wakeUps),
+                    observation.getIfAvailable(() -> OutboxObservation.NOOP)), handlers, contexts, properties);
+        }
+
+        /**
+         * The outbox table belongs to the outbox changelog: Hibernate's {@code ddl-auto} (Spring Boot's default on an
+         * embedded database is {@code create-drop}) must neither re-create nor drop it. An application's own
+         * {@code hibernate.hbm2ddl.schema_filter_provider} wins.
+         */
+        @Bean
+        @ConditionalOnClass(name = "org.springframework.boot.hibernate.autoconfigure.HibernatePropertiesCustomizer")
+        HibernatePropertiesCustomizer outboxTableSchemaFilter() {
+            return properties -> properties.putIfAbsent(SchemaToolingSettings.HBM2DDL_FILTER_PROVIDER,
+                    new OutboxTableSchemaFilter());
+        }
+    }
+
+    /** Without JPA: on the connection of the transaction of the {@code DataSource}. */
+    @Configuration(proxyBeanMethods = false)
+    @Conditional(WithoutEntityManagerFactory.class)
+    static class JdbcWritePath {
+
+        @Bean
+        @ConditionalOnMissingBean
+        OutboxRecordRepository outboxRecordRepository(DataSource dataSource,
+                PlatformTransactionManager transactionManager, JdbcOutboxStores stores, LocalWakeUps wakeUps,
+                OutboxHandlers handlers, ObjectProvider<OutboxObservation> observation,
+                ObjectProvider<RecordContext> contexts, OutboxProperties properties) {
+            return fannedOut(new JdbcOutboxRecordRepository(dataSource, transactionManager, stores.dialect(),
+                    properties.maxPayloadBytes(), stores.commitHooks(wakeUps),
+                    observation.getIfAvailable(() -> OutboxObservation.NOOP)), handlers, contexts, properties);
+        }
+    }
+
+    /** No {@code EntityManagerFactory} bean, or no JPA on the class path at all. */
+    static final class WithoutEntityManagerFactory extends NoneNestedConditions {
+
+        WithoutEntityManagerFactory() {
+            super(ConfigurationPhase.REGISTER_BEAN);
+        }
+
+        @ConditionalOnBean(type = "jakarta.persistence.EntityManagerFactory")
+        static final class EntityManagerFactoryBean {
+        }
+    }
+}

@@ -1,0 +1,218 @@
+package dev.outbox.boot.actuate;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.outbox.Outbox;
+import dev.outbox.OutboxRecord;
+import dev.outbox.OutboxRecordProcessor;
+import dev.outbox.OutboxRecordRepository;
+import dev.outbox.OutboxRecordStatus;
+import dev.outbox.boot.OutboxHandlersAutoConfiguration;
+import dev.outbox.boot.OutboxProcessingAutoConfiguration;
+import dev.outbox.boot.OutboxStoreAutoConfiguration;
+import dev.outbox.boot.OutboxWriteAutoConfiguration;
+import dev.outbox.boot.actuate.OutboxEndpoint.AdminError;
+import dev.outbox.boot.actuate.OutboxEndpoint.AdminResult;
+import dev.outbox.boot.actuate.OutboxEndpoint.OutboxReport;
+import dev.outbox.cluster.ClusterCoordinator;
+import dev.outbox.handler.HandlerRegistration;
+import dev.outbox.monitoring.OutboxMonitor;
+import dev.outbox.testing.InMemoryClusterStore;
+import dev.outbox.testing.InMemoryRecordStore;
+import dev.outbox.testing.MutableClock;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.Test;
+import org.springframework.boot.actuate.endpoint.web.WebEndpointResponse;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.health.contributor.Health;
+import org.springframework.boot.health.contributor.Status;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.context.annotation.Bean;
+
+class OutboxActuatorTest {
+
+    private static final Duration PATIENCE = Duration.ofSeconds(60);
+
+    private final ApplicationContextRunner runner = new ApplicationContextRunner()
+            .withConfiguration(AutoConfigurations.of(
+                    org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration.class,
+                    org.springframework.boot.hibernate.autoconfigure.HibernateJpaAutoConfiguration.class,
+                    org.springframework.boot.jackson.autoconfigure.JacksonAutoConfiguration.class,
+                    OutboxStoreAutoConfiguration.class,
+                    OutboxHandlersAutoConfiguration.class,
+                    OutboxWriteAutoConfiguration.class,
+                    OutboxProcessingAutoConfiguration.class,
+                    OutboxActuatorAutoConfiguration.class))
+            .withPropertyValues(
+                    "spring.datasource.url=jdbc:h2:mem:actuator_" + UUID.randomUUID() + ";DB_CLOSE_DELAY=-1",
+                    "spring.jpa.hibernate.ddl-auto=none",
+                    "outbox.instance.id=node-a",
+                    "outbox.instance.heartbeat-interval-seconds=1",
+                    "outbox.instance.stale-instance-timeout-seconds=5",
+                    "outbox.instance.new-instance-detection-interval-seconds=1",
+                    "outbox.metrics.refresh-interval=100ms");
+
+    @Test
+    void theEndpointShowsThisInstanceTheClusterAndTheBacklog() {
+        runner.withPropertyValues("outbox.schema-initialization.enabled=true", "outbox.retry.max-retries=0")
+                .withUserConfiguration(FailingProcessor.class)
+                .run(context -> {
+                    context.getBean(Outbox.class).schedule(new Ping("x"), "order-1");
+                    ClusterCoordinator coordinator = context.getBean(ClusterCoordinator.class);
+                    await().atMost(PATIENCE).until(() -> coordinator.ownedPartitions().size() == 256);
+                    OutboxEndpoint endpoint = context.getBean(OutboxEndpoint.class);
+                    await().atMost(PATIENCE).until(() -> endpoint.outbox().backlog().failed() == 1);
+
+                    OutboxReport report = endpoint.outbox();
+
+                    assertThat(report.instance().id()).isEqualTo("node-a");
+                    assertThat(report.instance().clustered()).isTrue();
+                    assertThat(report.instance().inContact()).isTrue();
+                    assertThat(report.instance().ownedPartitions()).isEqualTo(256);
+                    assertThat(report.instance().epochs()).hasSize(256).containsEntry(0, 1L).containsEntry(255, 1L);
+                    assertThat(report.instances()).singleElement().satisfies(member -> {
+                        assertThat(member.id()).isEqualTo("node-a");
+                        assertThat(member.status()).isEqualTo("ACTIVE");
+                        assertThat(member.heartbeatAgeSeconds()).isBetween(0.0, 5.0);
+                    });
+                    assertThat(report.partitionsByOwner()).containsOnlyKeys("node-a");
+                    assertThat(report.partitionsByOwner().get("node-a")).hasSize(256);
+                    assertThat(report.unassignedPartitions()).isZero();
+                    assertThat(report.backlog().records()).containsEntry("failed", 1L).containsEntry("new", 0L);
+                    assertThat(report.backlog().oldestPending()).isNull();
+
+                    Health health = context.getBean(OutboxHealthIndicator.class).health(true);
+                    assertThat(health.getStatus()).isEqualTo(Status.UP);
+                    assertThat(health.getDetails()).containsEntry("ownedPartitions", 256).containsEntry("failed", 1L)
+                            .containsKey("lastHeartbeatSecondsAgo");
+
+                    assertThat(report.failedRecords()).singleElement().satisfies(failed -> {
+                        assertThat(failed.aggregateId()).isEqualTo("order-1");
+                        assertThat(failed.lastError()).contains("downstream refuses");
+                    });
+                    String failedId = report.failedRecords().get(0).id();
+                    assertThat(endpoint.act(failedId, "skip").getBody()).isEqualTo(new AdminResult("skip", 1));
+                    assertThat(endpoint.outbox().failedRecords()).isEmpty();
+                    assertThat(endpoint.act(failedId, "skip").getBody()).as("no longer FAILED")
+                            .isEqualTo(new AdminResult("skip", 0));
+                    assertThat(endpoint.act(failedId, "delete").getBody()).isEqualTo(new AdminResult("delete", 1));
+                    assertThat(endpoint.actOnAll("retry-all", null, null, null).getBody())
+                            .isEqualTo(new AdminResult("retry-all", 0));
+                    WebEndpointResponse<Object> refused = endpoint.act(failedId, "purge");
+                    assertThat(refused.getStatus()).isEqualTo(400);
+                    assertThat(refused.getBody()).isEqualTo(new AdminError(
+                            "unknown action 'purge'; allowed: retry, skip, delete", List.of("retry", "skip", "delete")));
+
+                    coordinator.beginShutdown();
+                    assertThat(context.getBean(OutboxHealthIndicator.class).health(true).getStatus())
+                            .isEqualTo(Status.OUT_OF_SERVICE);
+                });
+    }
+
+    @Test
+    void recordsForAHandlerNoLiveInstanceHasAreShownAsDeferredAndUnhandled() {
+        runner.withPropertyValues("outbox.schema-initialization.enabled=true", "outbox.instance.version=3.1.4",
+                        "outbox.processing.deferral-interval=200ms")
+                .withUserConfiguration(MailerHandler.class)
+                .run(context -> {
+                    OutboxRecord forLedger = context.getBean(OutboxRecordRepository.class).save(OutboxRecord.builder()
+                            .aggregateId("order-1").eventType("Ping").payload("{\"value\":\"x\"}")
+                            .handlerId("ledger").build(Clock.systemUTC()));
+                    OutboxEndpoint endpoint = context.getBean(OutboxEndpoint.class);
+                    await().atMost(PATIENCE).until(() -> endpoint.outbox().deferred().unhandled() == 1);
+
+                    OutboxReport report = endpoint.outbox();
+                    assertThat(report.deferred().records()).isEqualTo(1);
+                    assertThat(report.deferred().byHandler()).singleElement().satisfies(deferred -> {
+                        assertThat(deferred.handlerId()).isEqualTo("ledger");
+                        assertThat(deferred.records()).isEqualTo(1);
+                        assertThat(deferred.takenBy()).as("no live instance has it").isEmpty();
+                        assertThat(deferred.oldestCreatedAt()).isEqualTo(context.getBean(OutboxRecordRepository.class)
+                                .findById(forLedger.getId()).orElseThrow().getCreatedAt());
+                    });
+                    assertThat(report.instances()).singleElement().satisfies(member -> {
+                        assertThat(member.version()).isEqualTo("3.1.4");
+                        assertThat(member.handlerIds()).containsExactly("mailer");
+                        assertThat(member.eventTypes()).containsExactly("Ping");
+                        assertThat(member.recordProcessor()).isFalse();
+                    });
+                    OutboxRecordRepository records = context.getBean(OutboxRecordRepository.class);
+                    await().atMost(PATIENCE).until(() -> records.findById(forLedger.getId()).orElseThrow()
+                            .getLastError() != null);
+                    OutboxRecord waiting = records.findById(forLedger.getId()).orElseThrow();
+                    assertThat(waiting.getStatus()).isEqualTo(OutboxRecordStatus.NEW);
+                    assertThat(waiting.getRetryCount()).isZero();
+                    assertThat(waiting.getLastError()).contains("addressed to handler 'ledger', which this instance "
+                            + "does not have (its handlers: [mailer])");
+                });
+    }
+
+    @Test
+    void healthIsDownWhenTheOutboxTablesAreMissing() {
+        runner.withPropertyValues("outbox.schema-initialization.enabled=false", "outbox.processing.enabled=false")
+                .run(context -> {
+                    Health health = context.getBean(OutboxHealthIndicator.class).health(true);
+                    assertThat(health.getStatus()).isEqualTo(Status.DOWN);
+                    assertThat(health.getDetails().get("error").toString()).containsIgnoringCase("outbox_record");
+                });
+    }
+
+    @Test
+    void healthIsUnknownBeforeTheFirstHeartbeatAndDownOnceTheLeaseIsLost() {
+        MutableClock clock = MutableClock.startingNow();
+        InMemoryClusterStore cluster = new InMemoryClusterStore(clock);
+        AtomicLong nanos = new AtomicLong(1_000_000_000L);
+        ClusterCoordinator coordinator = ClusterCoordinator.builder().instanceStore(cluster).partitionStore(cluster)
+                .instanceId("node-a").heartbeatInterval(Duration.ofSeconds(2)).staleTimeout(Duration.ofSeconds(10))
+                .nanoClock(nanos::get).build();
+        OutboxMonitor monitor = OutboxMonitor.builder().statistics(new InMemoryRecordStore()).ownership(coordinator)
+                .clock(clock).build();
+        OutboxHealthIndicator indicator = new OutboxHealthIndicator(monitor, coordinator);
+
+        assertThat(indicator.health(true).getStatus()).isEqualTo(Status.UNKNOWN);
+        coordinator.heartbeat();
+        assertThat(indicator.health(true).getStatus()).isEqualTo(Status.UP);
+        nanos.addAndGet(Duration.ofSeconds(8).toNanos());
+        Health lost = indicator.health(true);
+        assertThat(lost.getStatus()).isEqualTo(Status.DOWN);
+        assertThat(lost.getDetails()).containsEntry("lastHeartbeatSecondsAgo", 8.0);
+    }
+
+    @Test
+    void withoutBackgroundProcessingTheInstanceIsNotClusteredAndHealthy() {
+        runner.withPropertyValues("outbox.schema-initialization.enabled=true", "outbox.processing.enabled=false")
+                .run(context -> {
+                    OutboxReport report = context.getBean(OutboxEndpoint.class).outbox();
+                    assertThat(report.instance().clustered()).isFalse();
+                    assertThat(report.instance().ownedPartitions()).as("no background processing").isZero();
+                    assertThat(report.instance().id()).isEqualTo("node-a");
+                    assertThat(report.instances()).isEmpty();
+                    assertThat(context.getBean(OutboxHealthIndicator.class).health(true).getStatus())
+                            .isEqualTo(Status.UP);
+                });
+    }
+
+    record Ping(String value) {
+    }
+
+    static class MailerHandler {
+        @Bean
+        HandlerRegistration<Ping> mailer() {
+            return HandlerRegistration.of("mailer", Ping.class, (ping, metadata) -> { });
+        }
+    }
+
+    static class FailingProcessor {
+        @Bean
+        OutboxRecordProcessor failingProcessor() {
+            return record -> {
+                throw new IllegalStateException("downstream refuses " + record.getId());
+            };
+        }
+    }
+}

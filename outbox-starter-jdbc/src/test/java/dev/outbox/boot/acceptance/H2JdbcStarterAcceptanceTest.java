@@ -1,0 +1,18 @@
+package dev.outbox.boot.acceptance;
+
+import dev.outbox.boot.jdbc.JdbcAcceptanceApplication;
+import dev.outbox.jpa.testing.TestDatabase;
+
+/** The acceptance suite on the JDBC starter: no JPA on the class path, business writes with JdbcClient. */
+class H2JdbcStarterAcceptanceTest extends AbstractOutboxAcceptanceTest {
+
+    @Override
+    protected TestDatabase.Kind databaseKind() {
+        return TestDatabase.Kind.H2;
+    }
+
+    @Override
+    protected Class<?> applicationClass() {
+        return JdbcAcceptanceApplication.class;
+    }
+}

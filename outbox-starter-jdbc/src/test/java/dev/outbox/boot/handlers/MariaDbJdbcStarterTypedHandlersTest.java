@@ -1,0 +1,12 @@
+package dev.outbox.boot.handlers;
+
+import dev.outbox.jpa.testing.TestDatabase;
+
+/** The typed-handler suite on the JDBC starter. */
+class MariaDbJdbcStarterTypedHandlersTest extends AbstractTypedHandlersTest {
+
+    @Override
+    protected TestDatabase.Kind databaseKind() {
+        return TestDatabase.Kind.MARIADB;
+    }
+}
