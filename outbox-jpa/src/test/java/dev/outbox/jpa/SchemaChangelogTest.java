@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.outbox.jpa.testing.TestDatabase;
 import dev.outbox.jpa.testing.TestDatabase.Kind;
+import java.io.InputStream;
 import java.sql.Connection;
 import java.sql.DatabaseMetaData;
 import java.sql.DriverManager;
@@ -20,6 +21,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Properties;
 import java.util.TreeMap;
 import java.util.UUID;
 import javax.sql.DataSource;
@@ -145,6 +147,37 @@ class SchemaChangelogTest {
                 assertThat(indexes(connection, "outbox_partition"))
                         .containsEntry("idx_outbox_partition_owner", List.of("owner_instance_id"));
             }
+        }
+    }
+
+    /**
+     * Released changesets are never edited, so their checksums never change: a database that applied them must
+     * accept the changelog of every later version. The checksums are kept per database in
+     * {@code changelog-checksums-<kind>.properties} (the changelog's column types differ per database, and Liquibase
+     * checksums a changeset with its properties expanded); a new changeset adds its line there.
+     */
+    @ParameterizedTest
+    @EnumSource(Kind.class)
+    void releasedChangesetsKeepTheirChecksums(Kind kind) throws Exception {
+        Properties released = new Properties();
+        String resource = "dev/outbox/jpa/changelog-checksums-" + kind.name().toLowerCase(Locale.ROOT) + ".properties";
+        try (InputStream in = getClass().getClassLoader().getResourceAsStream(resource)) {
+            assertThat(in).as(resource).isNotNull();
+            released.load(in);
+        }
+        try (TestDatabase db = TestDatabase.create(kind)) {
+            OutboxSchemaInitializer.apply(db.dataSource());
+            Map<String, String> applied = new TreeMap<>();
+            try (Connection connection = db.dataSource().getConnection(); Statement statement =
+                    connection.createStatement(); ResultSet rows = statement.executeQuery(
+                            "SELECT id, md5sum FROM DATABASECHANGELOG WHERE author = 'outbox'")) {
+                while (rows.next()) {
+                    applied.put(rows.getString(1), rows.getString(2));
+                }
+            }
+            Map<String, String> expected = new TreeMap<>();
+            released.stringPropertyNames().forEach(id -> expected.put(id, released.getProperty(id)));
+            assertThat(applied).as("checksums of the outbox changesets on %s", kind).isEqualTo(expected);
         }
     }
 
