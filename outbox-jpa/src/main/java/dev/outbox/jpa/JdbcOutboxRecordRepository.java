@@ -13,14 +13,10 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import javax.sql.DataSource;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 import org.springframework.jdbc.core.RowMapper;
 import org.springframework.jdbc.core.namedparam.NamedParameterJdbcTemplate;
 import org.springframework.jdbc.datasource.DataSourceUtils;
 import org.springframework.transaction.PlatformTransactionManager;
-import org.springframework.transaction.support.TransactionSynchronizationManager;
-import org.springframework.transaction.support.TransactionTemplate;
 
 /**
  * {@link OutboxRecordRepository} on plain JDBC, for applications without JPA (JdbcClient, JdbcTemplate, jOOQ,
@@ -35,15 +31,10 @@ import org.springframework.transaction.support.TransactionTemplate;
  */
 public final class JdbcOutboxRecordRepository implements OutboxRecordRepository {
 
-    private static final Logger log = LoggerFactory.getLogger(JdbcOutboxRecordRepository.class);
-
     private final DataSource dataSource;
     private final NamedParameterJdbcTemplate jdbc;
     private final RecordInserts inserts = new RecordInserts();
-    private final TransactionTemplate transactions;
-    private final TransactionRecords pending;
-    private final int maxPayloadBytes;
-    private final OutboxObservation observation;
+    private final TransactionRecords writes;
     private final RowMapper<OutboxRecord> rows;
     private final String findById;
     private final String findByAggregateId;
@@ -62,10 +53,7 @@ public final class JdbcOutboxRecordRepository implements OutboxRecordRepository 
             DatabaseDialect dialect, int maxPayloadBytes, CommitHooks hooks, OutboxObservation observation) {
         this.dataSource = Objects.requireNonNull(dataSource, "dataSource");
         this.jdbc = new NamedParameterJdbcTemplate(dataSource);
-        this.transactions = new TransactionTemplate(Objects.requireNonNull(transactionManager, "transactionManager"));
-        this.pending = new TransactionRecords(this::insert, Objects.requireNonNull(hooks, "hooks"));
-        this.maxPayloadBytes = OutboxRecord.checkPayloadLimit(maxPayloadBytes);
-        this.observation = Objects.requireNonNull(observation, "observation");
+        this.writes = new TransactionRecords(transactionManager, this::insert, hooks, maxPayloadBytes, observation);
         Objects.requireNonNull(dialect, "dialect");
         this.rows = (rs, rowNum) -> JdbcRecordStore.read(rs, dialect);
         SqlStatements sql = dialect.statements();
@@ -83,17 +71,7 @@ public final class JdbcOutboxRecordRepository implements OutboxRecordRepository 
      */
     @Override
     public OutboxRecord save(OutboxRecord record) {
-        Objects.requireNonNull(record, "record must not be null");
-        OutboxRecord.checkPayloadSize(record.getPayload(), maxPayloadBytes);
-        return Objects.requireNonNull(transactions.execute(status -> {
-            OutboxRecord stored = withTraceContext(record);
-            if (TransactionSynchronizationManager.isSynchronizationActive()) {
-                return pending.add(stored);
-            }
-            // a transaction manager that keeps no synchronizations: inserted at once, still in its transaction
-            insert(List.of(stored));
-            return stored;
-        }));
+        return writes.save(record);
     }
 
     /** On the connection of the current transaction: the one the business change is written on. */
@@ -110,26 +88,15 @@ public final class JdbcOutboxRecordRepository implements OutboxRecordRepository 
         }
     }
 
-    /** Tracing must never fail a business write: a context that cannot be captured or stored is left out. */
-    private OutboxRecord withTraceContext(OutboxRecord record) {
-        try {
-            String context = observation.contextForWrite(record);
-            return context == null ? record : record.withTraceContext(context);
-        } catch (RuntimeException e) {
-            log.debug("Outbox record {}: trace context not stored: {}", record.getId(), e.toString());
-            return record;
-        }
-    }
-
     @Override
     public Optional<OutboxRecord> findById(String id) {
-        pending.flush();
+        writes.flush();
         return jdbc.query(findById, Map.of("id", Objects.requireNonNull(id, "id")), rows).stream().findFirst();
     }
 
     @Override
     public List<OutboxRecord> findByAggregateId(String aggregateId) {
-        pending.flush();
+        writes.flush();
         return jdbc.query(findByAggregateId, Map.of("aggregateId", Objects.requireNonNull(aggregateId,
                 "aggregateId")), rows);
     }
@@ -139,14 +106,14 @@ public final class JdbcOutboxRecordRepository implements OutboxRecordRepository 
         if (limit < 1) {
             throw new IllegalArgumentException("limit must be >= 1 but was " + limit);
         }
-        pending.flush();
+        writes.flush();
         return jdbc.query(findByStatus.replace("{limit}", Integer.toString(limit)), Map.of("status", status.name()),
                 rows);
     }
 
     @Override
     public long countByStatus(OutboxRecordStatus status) {
-        pending.flush();
+        writes.flush();
         Long count = jdbc.queryForObject(countOfStatus, Map.of("status", status.name()), Long.class);
         return count == null ? 0 : count;
     }

@@ -10,15 +10,11 @@ import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import org.hibernate.Session;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 import org.springframework.data.domain.Limit;
 import org.springframework.data.jpa.repository.support.JpaRepositoryFactory;
 import org.springframework.data.repository.Repository;
 import org.springframework.orm.jpa.SharedEntityManagerCreator;
 import org.springframework.transaction.PlatformTransactionManager;
-import org.springframework.transaction.support.TransactionSynchronizationManager;
-import org.springframework.transaction.support.TransactionTemplate;
 
 /**
  * {@link OutboxRecordRepository} on Spring Data JPA: {@link #save(OutboxRecord)} joins the current (business)
@@ -28,8 +24,6 @@ import org.springframework.transaction.support.TransactionTemplate;
  * at once instead of at their next poll. Applications without JPA use {@link JdbcOutboxRecordRepository}.
  */
 public final class JpaOutboxRecordRepository implements OutboxRecordRepository {
-
-    private static final Logger log = LoggerFactory.getLogger(JpaOutboxRecordRepository.class);
 
     /**
      * The Spring Data repository doing the work. Nested, so that an application's repository scanning, which covers
@@ -49,10 +43,7 @@ public final class JpaOutboxRecordRepository implements OutboxRecordRepository {
     private final OutboxRecordRows rows;
     private final EntityManager entityManager;
     private final RecordInserts inserts = new RecordInserts();
-    private final TransactionTemplate transactions;
-    private final int maxPayloadBytes;
-    private final TransactionRecords pending;
-    private final OutboxObservation observation;
+    private final TransactionRecords writes;
 
     /**
      * @param entityManager a transaction-bound shared entity manager (as Spring injects with
@@ -72,12 +63,9 @@ public final class JpaOutboxRecordRepository implements OutboxRecordRepository {
      */
     public JpaOutboxRecordRepository(EntityManager entityManager, PlatformTransactionManager transactionManager,
             int maxPayloadBytes, CommitHooks hooks, OutboxObservation observation) {
-        this.observation = Objects.requireNonNull(observation, "observation");
         this.entityManager = Objects.requireNonNull(entityManager, "entityManager");
         this.rows = new JpaRepositoryFactory(entityManager).getRepository(OutboxRecordRows.class);
-        this.transactions = new TransactionTemplate(Objects.requireNonNull(transactionManager, "transactionManager"));
-        this.maxPayloadBytes = OutboxRecord.checkPayloadLimit(maxPayloadBytes);
-        this.pending = new TransactionRecords(this::insert, Objects.requireNonNull(hooks, "hooks"));
+        this.writes = new TransactionRecords(transactionManager, this::insert, hooks, maxPayloadBytes, observation);
     }
 
     /**
@@ -112,43 +100,22 @@ public final class JpaOutboxRecordRepository implements OutboxRecordRepository {
      */
     @Override
     public OutboxRecord save(OutboxRecord record) {
-        Objects.requireNonNull(record, "record must not be null");
-        OutboxRecord.checkPayloadSize(record.getPayload(), maxPayloadBytes);
-        return Objects.requireNonNull(transactions.execute(status -> {
-            OutboxRecord stored = withTraceContext(record);
-            if (TransactionSynchronizationManager.isSynchronizationActive()) {
-                return pending.add(stored);
-            }
-            // a transaction manager that keeps no synchronizations: inserted at once, still in its transaction
-            insert(List.of(stored));
-            return stored;
-        }));
+        return writes.save(record);
     }
 
     private void insert(List<OutboxRecord> records) {
         entityManager.unwrap(Session.class).doWork(connection -> inserts.insert(connection, records));
     }
 
-    /** Tracing must never fail a business write: a context that cannot be captured or stored is left out. */
-    private OutboxRecord withTraceContext(OutboxRecord record) {
-        try {
-            String context = observation.contextForWrite(record);
-            return context == null ? record : record.withTraceContext(context);
-        } catch (RuntimeException e) {
-            log.debug("Outbox record {}: trace context not stored: {}", record.getId(), e.toString());
-            return record;
-        }
-    }
-
     @Override
     public Optional<OutboxRecord> findById(String id) {
-        pending.flush();
+        writes.flush();
         return rows.findById(id).map(OutboxRecordEntity::toRecord);
     }
 
     @Override
     public List<OutboxRecord> findByAggregateId(String aggregateId) {
-        pending.flush();
+        writes.flush();
         return rows.findByAggregateIdOrderBySequenceAsc(aggregateId).stream().map(OutboxRecordEntity::toRecord)
                 .toList();
     }
@@ -158,14 +125,14 @@ public final class JpaOutboxRecordRepository implements OutboxRecordRepository {
         if (limit < 1) {
             throw new IllegalArgumentException("limit must be >= 1 but was " + limit);
         }
-        pending.flush();
+        writes.flush();
         return rows.findByStatusOrderBySequenceAsc(status, Limit.of(limit)).stream()
                 .map(OutboxRecordEntity::toRecord).toList();
     }
 
     @Override
     public long countByStatus(OutboxRecordStatus status) {
-        pending.flush();
+        writes.flush();
         return rows.countByStatus(status);
     }
 }

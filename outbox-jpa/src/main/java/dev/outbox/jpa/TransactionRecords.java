@@ -1,40 +1,79 @@
 package dev.outbox.jpa;
 
 import dev.outbox.OutboxRecord;
+import dev.outbox.spi.OutboxObservation;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
+import java.util.Objects;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.springframework.transaction.PlatformTransactionManager;
 import org.springframework.transaction.support.TransactionSynchronization;
 import org.springframework.transaction.support.TransactionSynchronizationManager;
+import org.springframework.transaction.support.TransactionTemplate;
 
 /**
- * The records saved in the current transaction and not inserted yet, for a write repository: bound to the transaction
- * at its first record, with a synchronization that inserts them (one batch, on the transaction's connection) and runs
- * the commit hooks just before it commits; a rollback runs neither. A transaction started inside it (REQUIRES_NEW)
- * collects records of its own.
+ * The save of the write repositories: joins a record to the current transaction (or to one of its own). The records
+ * saved in a transaction are bound to it at its first record, with a synchronization that inserts them (one batch, on
+ * the transaction's connection) and runs the commit hooks just before it commits; a rollback runs neither. A
+ * transaction started inside it (REQUIRES_NEW) collects records of its own.
  */
 final class TransactionRecords {
 
     private static final Logger log = LoggerFactory.getLogger(TransactionRecords.class);
 
+    private final TransactionTemplate transactions;
     private final Consumer<List<OutboxRecord>> insert;
     private final CommitHooks hooks;
+    private final int maxPayloadBytes;
+    private final OutboxObservation observation;
     private final Object key = new Object();
 
-    /** @param insert inserts a batch on the current transaction's connection */
-    TransactionRecords(Consumer<List<OutboxRecord>> insert, CommitHooks hooks) {
+    /**
+     * @param insert inserts a batch on the current transaction's connection
+     * @param maxPayloadBytes {@code outbox.max-payload-size} in bytes
+     * @param observation captures the writer's trace context, stored with each record
+     */
+    TransactionRecords(PlatformTransactionManager transactionManager, Consumer<List<OutboxRecord>> insert,
+            CommitHooks hooks, int maxPayloadBytes, OutboxObservation observation) {
+        this.transactions = new TransactionTemplate(Objects.requireNonNull(transactionManager, "transactionManager"));
         this.insert = insert;
-        this.hooks = hooks;
+        this.hooks = Objects.requireNonNull(hooks, "hooks");
+        this.maxPayloadBytes = OutboxRecord.checkPayloadLimit(maxPayloadBytes);
+        this.observation = Objects.requireNonNull(observation, "observation");
     }
 
-    /** Adds the record to the current transaction's, which must have synchronization active. */
-    OutboxRecord add(OutboxRecord record) {
-        return pending().add(record);
+    /**
+     * Joins {@code record} to the current transaction (or to one of its own): inserted with the transaction's other
+     * records just before it commits, or at a read through the repository before that.
+     */
+    OutboxRecord save(OutboxRecord record) {
+        Objects.requireNonNull(record, "record must not be null");
+        OutboxRecord.checkPayloadSize(record.getPayload(), maxPayloadBytes);
+        return Objects.requireNonNull(transactions.execute(status -> {
+            OutboxRecord stored = withTraceContext(record);
+            if (TransactionSynchronizationManager.isSynchronizationActive()) {
+                return pending().add(stored);
+            }
+            // a transaction manager that keeps no synchronizations: inserted at once, still in its transaction
+            insert.accept(List.of(stored));
+            return stored;
+        }));
+    }
+
+    /** Tracing must never fail a business write: a context that cannot be captured or stored is left out. */
+    private OutboxRecord withTraceContext(OutboxRecord record) {
+        try {
+            String context = observation.contextForWrite(record);
+            return context == null ? record : record.withTraceContext(context);
+        } catch (RuntimeException e) {
+            log.debug("Outbox record {}: trace context not stored: {}", record.getId(), e.toString());
+            return record;
+        }
     }
 
     /** Inserts the current transaction's pending records, so that a query in it sees them. */

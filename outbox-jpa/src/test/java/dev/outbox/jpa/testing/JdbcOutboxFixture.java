@@ -1,15 +1,10 @@
 package dev.outbox.jpa.testing;
 
-import dev.outbox.jpa.CommitHooks;
 import dev.outbox.jpa.JdbcOutboxRecordRepository;
 import dev.outbox.jpa.JdbcRecordStore;
 import dev.outbox.jpa.OutboxSchemaInitializer;
 import dev.outbox.jpa.dialect.DatabaseDialect;
 import dev.outbox.spi.OutboxObservation;
-import java.util.List;
-import java.util.Set;
-import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.atomic.AtomicInteger;
 import org.springframework.jdbc.datasource.DataSourceTransactionManager;
 
 /**
@@ -22,8 +17,7 @@ public final class JdbcOutboxFixture implements WriteFixture {
     private final DataSourceTransactionManager transactionManager;
     private final JdbcOutboxRecordRepository repository;
     private final JdbcRecordStore recordStore;
-    private final AtomicInteger commits = new AtomicInteger();
-    private final List<Set<Integer>> committedPartitions = new CopyOnWriteArrayList<>();
+    private final CountingCommitHooks hooks = new CountingCommitHooks();
 
     private JdbcOutboxFixture(TestDatabase database, int maxPayloadBytes) {
         this.database = database;
@@ -31,13 +25,7 @@ public final class JdbcOutboxFixture implements WriteFixture {
         DatabaseDialect dialect = DatabaseDialect.detect(database.dataSource());
         this.transactionManager = new DataSourceTransactionManager(database.dataSource());
         this.repository = new JdbcOutboxRecordRepository(database.dataSource(), transactionManager, dialect,
-                maxPayloadBytes, new CommitHooks() {
-                    @Override
-                    public void afterCommit(Set<Integer> partitions) {
-                        commits.incrementAndGet();
-                        committedPartitions.add(Set.copyOf(partitions));
-                    }
-                }, OutboxObservation.NOOP);
+                maxPayloadBytes, hooks, OutboxObservation.NOOP);
         this.recordStore = new JdbcRecordStore(database.dataSource(), dialect);
     }
 
@@ -72,13 +60,8 @@ public final class JdbcOutboxFixture implements WriteFixture {
     }
 
     @Override
-    public int committedTransactions() {
-        return commits.get();
-    }
-
-    @Override
-    public List<Set<Integer>> committedPartitions() {
-        return List.copyOf(committedPartitions);
+    public CountingCommitHooks commitHooks() {
+        return hooks;
     }
 
     @Override

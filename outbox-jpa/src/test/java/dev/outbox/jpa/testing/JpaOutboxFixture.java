@@ -1,17 +1,12 @@
 package dev.outbox.jpa.testing;
 
-import dev.outbox.jpa.CommitHooks;
 import dev.outbox.jpa.JdbcRecordStore;
 import dev.outbox.jpa.JpaOutboxRecordRepository;
 import dev.outbox.jpa.OutboxRecordEntity;
 import dev.outbox.jpa.OutboxSchemaInitializer;
 import dev.outbox.jpa.dialect.DatabaseDialect;
 import jakarta.persistence.EntityManagerFactory;
-import java.util.List;
 import java.util.Map;
-import java.util.Set;
-import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.atomic.AtomicInteger;
 import org.springframework.orm.jpa.JpaTransactionManager;
 import org.springframework.orm.jpa.LocalContainerEntityManagerFactoryBean;
 import org.springframework.orm.jpa.vendor.HibernateJpaVendorAdapter;
@@ -27,8 +22,7 @@ public final class JpaOutboxFixture implements WriteFixture {
     private final JpaTransactionManager transactionManager;
     private final JpaOutboxRecordRepository repository;
     private final JdbcRecordStore recordStore;
-    private final AtomicInteger commits = new AtomicInteger();
-    private final List<Set<Integer>> committedPartitions = new CopyOnWriteArrayList<>();
+    private final CountingCommitHooks hooks = new CountingCommitHooks();
 
     private JpaOutboxFixture(TestDatabase database, int maxPayloadBytes) {
         this.database = database;
@@ -36,13 +30,7 @@ public final class JpaOutboxFixture implements WriteFixture {
         this.entityManagerFactoryBean = entityManagerFactory(database, OutboxRecordEntity.class.getPackageName());
         this.transactionManager = new JpaTransactionManager(entityManagerFactory());
         this.repository = JpaOutboxRecordRepository.create(entityManagerFactory(), transactionManager,
-                maxPayloadBytes, new CommitHooks() {
-                    @Override
-                    public void afterCommit(Set<Integer> partitions) {
-                        commits.incrementAndGet();
-                        committedPartitions.add(Set.copyOf(partitions));
-                    }
-                });
+                maxPayloadBytes, hooks);
         this.recordStore = new JdbcRecordStore(database.dataSource(), DatabaseDialect.detect(database.dataSource()));
     }
 
@@ -97,13 +85,8 @@ public final class JpaOutboxFixture implements WriteFixture {
     }
 
     @Override
-    public int committedTransactions() {
-        return commits.get();
-    }
-
-    @Override
-    public List<Set<Integer>> committedPartitions() {
-        return List.copyOf(committedPartitions);
+    public CountingCommitHooks commitHooks() {
+        return hooks;
     }
 
     @Override

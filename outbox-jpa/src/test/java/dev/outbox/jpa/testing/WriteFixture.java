@@ -18,11 +18,18 @@ public interface WriteFixture extends AutoCloseable {
 
     JdbcRecordStore recordStore();
 
+    /** The repository's commit hooks. */
+    CountingCommitHooks commitHooks();
+
     /** How many transactions with saved records committed (the repository's after-commit callback). */
-    int committedTransactions();
+    default int committedTransactions() {
+        return commitHooks().commits();
+    }
 
     /** The partitions of each committed transaction with records, in commit order. */
-    List<Set<Integer>> committedPartitions();
+    default List<Set<Integer>> committedPartitions() {
+        return commitHooks().committedPartitions();
+    }
 
     default JdbcTemplate jdbc() {
         return new JdbcTemplate(database().dataSource());

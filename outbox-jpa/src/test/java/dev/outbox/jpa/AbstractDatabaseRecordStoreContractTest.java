@@ -1,0 +1,63 @@
+package dev.outbox.jpa;
+
+import dev.outbox.OutboxRecordRepository;
+import dev.outbox.jpa.dialect.DatabaseDialect;
+import dev.outbox.jpa.testing.TestDatabase;
+import dev.outbox.jpa.testing.WriteFixture;
+import dev.outbox.spi.PartitionStore;
+import dev.outbox.spi.RecordStore;
+import dev.outbox.spi.RecordStoreContract;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.TestInstance;
+
+/**
+ * The store contract of outbox-core on a real database: the JDBC record store with a write repository, one subclass
+ * per repository (JPA, JDBC) and database.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+abstract class AbstractDatabaseRecordStoreContractTest extends RecordStoreContract {
+
+    private WriteFixture fixture;
+    private JdbcPartitionStore partitions;
+
+    protected abstract TestDatabase.Kind databaseKind();
+
+    /** The write repository under test on a fresh database of {@code kind}. */
+    protected abstract WriteFixture createFixture(TestDatabase.Kind kind);
+
+    @BeforeAll
+    final void createStores() {
+        fixture = createFixture(databaseKind());
+        partitions = new JdbcPartitionStore(fixture.database().dataSource(),
+                DatabaseDialect.detect(fixture.database().dataSource()));
+    }
+
+    @AfterAll
+    final void dropStores() {
+        if (fixture != null) {
+            fixture.close();
+        }
+    }
+
+    @BeforeEach
+    final void emptyTable() {
+        fixture.deleteAllRecords();
+    }
+
+    @Override
+    protected RecordStore recordStore() {
+        return fixture.recordStore();
+    }
+
+    @Override
+    protected OutboxRecordRepository repository() {
+        return fixture.repository();
+    }
+
+    @Override
+    protected PartitionStore partitions() {
+        return partitions;
+    }
+}
