@@ -3,6 +3,7 @@ package dev.outbox.boot;
 import dev.outbox.cluster.ClusterTimings;
 import dev.outbox.context.MdcRecordContext;
 import dev.outbox.internal.Checks;
+import dev.outbox.jpa.dialect.OutboxTables;
 import dev.outbox.processing.ProcessingOptions;
 import dev.outbox.retention.OutboxPurger;
 import dev.outbox.retry.OutboxRetryPolicy;
@@ -32,6 +33,10 @@ import org.springframework.util.unit.DataSize;
  *     written
  * @param listenNotify on PostgreSQL, wake the instance owning a partition with LISTEN/NOTIFY when another instance
  *     commits records for it; polling stays the fallback
+ * @param schema the schema (on MariaDB and MySQL, the database) of the outbox tables; unset for the connection's
+ *     default schema. It must exist. Lower-case letters, digits and underscores, starting with a letter, at most 32
+ * @param tablePrefix put before {@code record}, {@code instance} and {@code partition} to name the outbox tables;
+ *     may be empty. Lower-case letters, digits and underscores, starting with a letter, at most 24
  * @param schemaInitialization creation of the outbox tables at startup
  * @param processing how records are processed
  * @param retry what happens when a handler fails
@@ -47,6 +52,8 @@ public record OutboxProperties(
         @DefaultValue("100") int batchSize,
         @DefaultValue("1MB") DataSize maxPayloadSize,
         @DefaultValue("true") boolean listenNotify,
+        @Nullable String schema,
+        @DefaultValue(OutboxTables.DEFAULT_PREFIX) String tablePrefix,
         @DefaultValue SchemaInitialization schemaInitialization,
         @DefaultValue Processing processing,
         @DefaultValue Retry retry,
@@ -58,6 +65,7 @@ public record OutboxProperties(
     public OutboxProperties {
         // Check eagerly, so a bad value fails the binding of outbox.* with the property named.
         processingOptions(pollInterval, batchSize, processing, instance);
+        tables(schema, tablePrefix);
         if (maxPayloadSize.toBytes() < 1 || maxPayloadSize.toBytes() > Integer.MAX_VALUE) {
             throw new IllegalArgumentException("outbox.max-payload-size must be between 1B and "
                     + Integer.MAX_VALUE + "B but was " + maxPayloadSize);
@@ -70,6 +78,15 @@ public record OutboxProperties(
         purge.toPurger(OutboxPurger.builder());
         Checks.atLeast("outbox.metrics.max-event-types", metrics.maxEventTypes(), 1);
         context.mdc();
+    }
+
+    /** Where the outbox tables are: {@code outbox.schema} and {@code outbox.table-prefix}, checked. */
+    public OutboxTables tables() {
+        return tables(schema, tablePrefix);
+    }
+
+    private static OutboxTables tables(@Nullable String schema, String tablePrefix) {
+        return OutboxTables.builder().schema(schema).tablePrefix(tablePrefix).build();
     }
 
     /**

@@ -5,6 +5,7 @@ import dev.outbox.cluster.ClusterCoordinator;
 import dev.outbox.handler.OutboxHandlers;
 import dev.outbox.jpa.JdbcOutboxStores;
 import dev.outbox.jpa.dialect.DatabaseDialect;
+import dev.outbox.jpa.dialect.SqlStatements;
 import dev.outbox.monitoring.OutboxMonitor;
 import dev.outbox.node.LocalWakeUps;
 import dev.outbox.partition.OwnedPartitions;
@@ -47,22 +48,29 @@ public class OutboxStoreAutoConfiguration {
 
     @Bean
     @ConditionalOnBooleanProperty("outbox.schema-initialization.enabled")
-    OutboxSchemaInitialization outboxSchemaInitialization(DataSource dataSource) {
-        return new OutboxSchemaInitialization(dataSource);
+    OutboxSchemaInitialization outboxSchemaInitialization(DataSource dataSource, OutboxProperties properties) {
+        return new OutboxSchemaInitialization(dataSource, properties.tables());
+    }
+
+    /** The database's statements on the tables {@code outbox.schema} and {@code outbox.table-prefix} name. */
+    @Bean
+    @ConditionalOnMissingBean
+    SqlStatements outboxSqlStatements(DataSource dataSource, OutboxProperties properties) {
+        return DatabaseDialect.detect(dataSource, properties.tables());
     }
 
     @Bean
     @ConditionalOnMissingBean
-    DatabaseDialect outboxDatabaseDialect(DataSource dataSource) {
-        return DatabaseDialect.detect(dataSource);
+    DatabaseDialect outboxDatabaseDialect(SqlStatements statements) {
+        return statements.dialect();
     }
 
     /** The JDBC stores, with LISTEN/NOTIFY where the database has it unless {@code outbox.listen-notify=false}. */
     @Bean(destroyMethod = "close")
     @ConditionalOnMissingBean
     @DependsOnDatabaseInitialization
-    JdbcOutboxStores outboxStores(DataSource dataSource, DatabaseDialect dialect, OutboxProperties properties) {
-        return JdbcOutboxStores.create(dataSource, dialect, properties.listenNotify());
+    JdbcOutboxStores outboxStores(DataSource dataSource, SqlStatements statements, OutboxProperties properties) {
+        return JdbcOutboxStores.create(dataSource, statements, properties.listenNotify());
     }
 
     @Bean

@@ -8,24 +8,19 @@ import dev.outbox.handler.OutboxHandlers;
 import dev.outbox.jpa.JdbcOutboxRecordRepository;
 import dev.outbox.jpa.JdbcOutboxStores;
 import dev.outbox.jpa.JpaOutboxRecordRepository;
-import dev.outbox.jpa.OutboxRecordEntity;
-import dev.outbox.jpa.OutboxTableSchemaFilter;
 import dev.outbox.node.LocalWakeUps;
 import dev.outbox.spi.OutboxObservation;
 import dev.outbox.spi.RecordContext;
 import jakarta.persistence.EntityManagerFactory;
 import java.time.Clock;
 import javax.sql.DataSource;
-import org.hibernate.cfg.SchemaToolingSettings;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
-import org.springframework.boot.autoconfigure.AutoConfigurationPackage;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.condition.NoneNestedConditions;
-import org.springframework.boot.hibernate.autoconfigure.HibernatePropertiesCustomizer;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Conditional;
 import org.springframework.context.annotation.Configuration;
@@ -64,11 +59,10 @@ public class OutboxWriteAutoConfiguration {
                 properties.context().with(contexts.orderedStream().toList()));
     }
 
-    /** On JPA: through the application's entity manager. */
+    /** On JPA: on the connection of the entity manager's transaction (the outbox maps no entity). */
     @Configuration(proxyBeanMethods = false)
     @ConditionalOnClass(name = "jakarta.persistence.EntityManagerFactory")
     @ConditionalOnBean(type = "jakarta.persistence.EntityManagerFactory")
-    @AutoConfigurationPackage(basePackageClasses = OutboxRecordEntity.class)
     static class JpaWritePath {
 
         @Bean
@@ -78,20 +72,8 @@ public class OutboxWriteAutoConfiguration {
                 OutboxHandlers handlers, ObjectProvider<OutboxObservation> observation,
                 ObjectProvider<RecordContext> contexts, OutboxProperties properties) {
             return fannedOut(JpaOutboxRecordRepository.create(entityManagerFactory, transactionManager,
-                    properties.maxPayloadBytes(), stores.commitHooks(wakeUps),
+                    stores.statements(), properties.maxPayloadBytes(), stores.commitHooks(wakeUps),
                     observation.getIfAvailable(() -> OutboxObservation.NOOP)), handlers, contexts, properties);
-        }
-
-        /**
-         * The outbox table belongs to the outbox changelog: Hibernate's {@code ddl-auto} (Spring Boot's default on an
-         * embedded database is {@code create-drop}) must neither re-create nor drop it. An application's own
-         * {@code hibernate.hbm2ddl.schema_filter_provider} wins.
-         */
-        @Bean
-        @ConditionalOnClass(name = "org.springframework.boot.hibernate.autoconfigure.HibernatePropertiesCustomizer")
-        HibernatePropertiesCustomizer outboxTableSchemaFilter() {
-            return properties -> properties.putIfAbsent(SchemaToolingSettings.HBM2DDL_FILTER_PROVIDER,
-                    new OutboxTableSchemaFilter());
         }
     }
 
@@ -106,7 +88,7 @@ public class OutboxWriteAutoConfiguration {
                 PlatformTransactionManager transactionManager, JdbcOutboxStores stores, LocalWakeUps wakeUps,
                 OutboxHandlers handlers, ObjectProvider<OutboxObservation> observation,
                 ObjectProvider<RecordContext> contexts, OutboxProperties properties) {
-            return fannedOut(new JdbcOutboxRecordRepository(dataSource, transactionManager, stores.dialect(),
+            return fannedOut(new JdbcOutboxRecordRepository(dataSource, transactionManager, stores.statements(),
                     properties.maxPayloadBytes(), stores.commitHooks(wakeUps),
                     observation.getIfAvailable(() -> OutboxObservation.NOOP)), handlers, contexts, properties);
         }

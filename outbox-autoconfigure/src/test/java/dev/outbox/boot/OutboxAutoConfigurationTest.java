@@ -7,6 +7,9 @@ import dev.outbox.OutboxRecord;
 import dev.outbox.OutboxRecordProcessor;
 import dev.outbox.OutboxRecordRepository;
 import dev.outbox.cluster.ClusterTimings;
+import dev.outbox.jpa.JdbcOutboxStores;
+import dev.outbox.jpa.dialect.SqlStatements;
+import dev.outbox.jpa.testing.ReadmeSnippets;
 import dev.outbox.metrics.MicrometerOutboxListener;
 import dev.outbox.metrics.OutboxMetrics;
 import dev.outbox.monitoring.OutboxMonitor;
@@ -33,6 +36,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.UUID;
+import javax.sql.DataSource;
 import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -402,6 +406,60 @@ class OutboxAutoConfigurationTest {
         });
     }
 
+    /** Table names are spliced into SQL: anything but a plain identifier stops the start before any statement. */
+    @ParameterizedTest
+    @CsvSource(delimiter = '|', value = {
+            "outbox.table-prefix=x; DROP TABLE outbox_record; -- | outbox.table-prefix must be lower-case ASCII letters,"
+                    + " digits and underscores, starting with a letter ([a-z][a-z0-9_]*), but was 'x; DROP TABLE"
+                    + " outbox_record; --'",
+            "outbox.schema=public\".outbox_record; -- | outbox.schema must be lower-case ASCII letters",
+            "outbox.table-prefix=Outbox_ | outbox.table-prefix must be lower-case ASCII letters",
+            "outbox.table-prefix=1_ | outbox.table-prefix must be lower-case ASCII letters",
+            "outbox.schema=billing`x | outbox.schema must be lower-case ASCII letters",
+            "outbox.table-prefix=a_very_long_table_prefix_ | outbox.table-prefix must be at most 24 characters but was"
+                    + " 25",
+            "outbox.schema=s234567890123456789012345678901234 | outbox.schema must be at most 32 characters but was"
+                    + " 34"})
+    void tableNamesThatAreNotPlainIdentifiersStopTheStart(String property, String message) {
+        runner.withPropertyValues(property).run(context -> {
+            assertThat(context).hasFailed();
+            assertThat(rootCauseMessages(context.getStartupFailure())).contains(message);
+        });
+    }
+
+    @Test
+    void theStatementsNameTheConfiguredTablesQuotedInTheCaseTheDatabaseKeeps() {
+        runner.withPropertyValues("spring.datasource.url=jdbc:h2:mem:autoconfig_" + UUID.randomUUID()
+                        + ";DB_CLOSE_DELAY=-1;INIT=CREATE SCHEMA IF NOT EXISTS BILLING", "outbox.schema=billing",
+                        "outbox.table-prefix=", "outbox.processing.enabled=false")
+                .run(context -> {
+                    SqlStatements sql = context.getBean(SqlStatements.class);
+                    assertThat(sql.recordTable()).isEqualTo("\"BILLING\".\"RECORD\"");
+                    assertThat(sql.partitionTable()).isEqualTo("\"BILLING\".\"PARTITION\"");
+                    assertThat(sql.get("record.insert")).startsWith("INSERT INTO \"BILLING\".\"RECORD\" (");
+                    assertThat(context.getBean(JdbcOutboxStores.class).tables().notificationChannel())
+                            .isEqualTo("billing.record");
+                    OutboxRecord saved = context.getBean(Outbox.class).schedule(new Ping("o-1"), "o-1");
+                    assertThat(context.getBean(OutboxRecordRepository.class).findById(saved.getId())).isPresent();
+                    assertThat(new JdbcTemplate(context.getBean(DataSource.class)).queryForObject(
+                            "SELECT COUNT(*) FROM BILLING.\"PARTITION\"", Integer.class)).isEqualTo(256);
+                });
+    }
+
+    @Test
+    void theReadmesTableNamesWorkAsWritten() {
+        List<String> readme = ReadmeSnippets.propertiesBlockSetting("outbox.table-prefix");
+        runner.withPropertyValues("spring.datasource.url=jdbc:h2:mem:autoconfig_" + UUID.randomUUID()
+                        + ";DB_CLOSE_DELAY=-1;INIT=CREATE SCHEMA IF NOT EXISTS BILLING")
+                .withPropertyValues(readme.toArray(String[]::new))
+                .run(context -> {
+                    assertThat(context.getBean(SqlStatements.class).recordTable())
+                            .isEqualTo("\"BILLING\".\"BILLING_OUTBOX_RECORD\"");
+                    assertThat(new JdbcTemplate(context.getBean(DataSource.class)).queryForObject(
+                            "SELECT COUNT(*) FROM billing.billing_outbox_partition", Integer.class)).isEqualTo(256);
+                });
+    }
+
     @Test
     void configurationMetadataDocumentsTheProperties() throws Exception {
         try (InputStream in = getClass().getClassLoader()
@@ -411,7 +469,8 @@ class OutboxAutoConfigurationTest {
             assertThat(json).contains("\"outbox.poll-interval\"", "\"outbox.batch-size\"",
                     "\"outbox.processing.stop-on-first-failure\"", "\"outbox.retry.max-retries\"",
                     "\"outbox.retry.exponential.initial-delay\"", "\"outbox.schema-initialization.enabled\"",
-                    "\"outbox.instance.graceful-shutdown-timeout-seconds\"",
+                    "\"outbox.instance.graceful-shutdown-timeout-seconds\"", "\"outbox.schema\"",
+                    "\"outbox.table-prefix\"",
                     "\"outbox.processing.max-deferral\"", "\"outbox.instance.version\"",
                     "means at most four attempts");
         }

@@ -1,6 +1,7 @@
 package dev.outbox.jpa;
 
 import dev.outbox.jpa.dialect.DatabaseDialect;
+import dev.outbox.jpa.dialect.OutboxTables;
 import dev.outbox.jpa.dialect.SqlStatements;
 import dev.outbox.internal.FormPairs;
 import dev.outbox.spi.InstanceCapabilities;
@@ -50,10 +51,18 @@ public final class JdbcInstanceStore implements InstanceStore {
     private final String findLive;
     private final String removeStale;
 
+    /** On the default tables ({@link OutboxTables#defaults()}). */
     public JdbcInstanceStore(DataSource dataSource, DatabaseDialect dialect) {
+        this(dataSource, dialect.statements());
+    }
+
+    /**
+     * With the statements of one database on one set of tables, as
+     * {@link DatabaseDialect#detect(DataSource, OutboxTables)} makes them.
+     */
+    public JdbcInstanceStore(DataSource dataSource, SqlStatements sql) {
         this.jdbc = new NamedParameterJdbcTemplate(Objects.requireNonNull(dataSource, "dataSource"));
-        this.dialect = Objects.requireNonNull(dialect, "dialect");
-        SqlStatements sql = dialect.statements();
+        this.dialect = sql.dialect();
         this.clockNow = sql.get("clock.now");
         this.registerUpdate = sql.get("instance.register.update");
         this.registerInsert = sql.get("instance.register.insert");

@@ -2,6 +2,8 @@ package dev.outbox.jpa;
 
 import dev.outbox.cluster.ClusterCoordinator;
 import dev.outbox.jpa.dialect.DatabaseDialect;
+import dev.outbox.jpa.dialect.OutboxTables;
+import dev.outbox.jpa.dialect.SqlStatements;
 import dev.outbox.node.LocalWakeUps;
 import dev.outbox.spi.InstanceStore;
 import dev.outbox.spi.WakeUpSource;
@@ -30,7 +32,7 @@ import org.springframework.jdbc.core.JdbcTemplate;
 public final class JdbcOutboxStores implements AutoCloseable {
 
     private final DataSource dataSource;
-    private final DatabaseDialect dialect;
+    private final SqlStatements sql;
     private final boolean notifications;
     private final JdbcRecordStore records;
     private final JdbcInstanceStore instances;
@@ -38,18 +40,26 @@ public final class JdbcOutboxStores implements AutoCloseable {
     private @Nullable ReservedConnectionDataSource heartbeatConnection;
     private @Nullable InstanceStore heartbeats;
 
-    private JdbcOutboxStores(DataSource dataSource, DatabaseDialect dialect, boolean notifications) {
+    private JdbcOutboxStores(DataSource dataSource, SqlStatements sql, boolean notifications) {
         this.dataSource = Objects.requireNonNull(dataSource, "dataSource");
-        this.dialect = Objects.requireNonNull(dialect, "dialect");
-        this.notifications = notifications && dialect.hasNotifications();
-        this.records = new JdbcRecordStore(dataSource, dialect);
-        this.instances = new JdbcInstanceStore(dataSource, dialect);
-        this.partitions = new JdbcPartitionStore(dataSource, dialect);
+        this.sql = Objects.requireNonNull(sql, "sql");
+        this.notifications = notifications && sql.dialect().hasNotifications();
+        this.records = new JdbcRecordStore(dataSource, sql);
+        this.instances = new JdbcInstanceStore(dataSource, sql);
+        this.partitions = new JdbcPartitionStore(dataSource, sql);
     }
 
-    /** The stores of the database behind {@code dataSource}, detected from it, with notifications where it has them. */
+    /**
+     * The stores of the default tables in the database behind {@code dataSource}, detected from it, with
+     * notifications where it has them.
+     */
     public static JdbcOutboxStores create(DataSource dataSource) {
-        return create(dataSource, DatabaseDialect.detect(dataSource), true);
+        return create(dataSource, OutboxTables.defaults());
+    }
+
+    /** The stores of {@code tables} in the database behind {@code dataSource}, with notifications where it has them. */
+    public static JdbcOutboxStores create(DataSource dataSource, OutboxTables tables) {
+        return create(dataSource, DatabaseDialect.detect(dataSource, tables), true);
     }
 
     /**
@@ -57,11 +67,30 @@ public final class JdbcOutboxStores implements AutoCloseable {
      *     ({@code outbox.listen-notify})
      */
     public static JdbcOutboxStores create(DataSource dataSource, DatabaseDialect dialect, boolean notifications) {
-        return new JdbcOutboxStores(dataSource, dialect, notifications);
+        return create(dataSource, dialect.statements(), notifications);
+    }
+
+    /**
+     * @param sql the database's statements on the outbox's tables ({@link DatabaseDialect#detect(DataSource,
+     *     OutboxTables)})
+     * @param notifications whether to wake other instances at commit where the database can
+     *     ({@code outbox.listen-notify})
+     */
+    public static JdbcOutboxStores create(DataSource dataSource, SqlStatements sql, boolean notifications) {
+        return new JdbcOutboxStores(dataSource, sql, notifications);
     }
 
     public DatabaseDialect dialect() {
-        return dialect;
+        return sql.dialect();
+    }
+
+    /** The statements the stores run, on their tables. */
+    public SqlStatements statements() {
+        return sql;
+    }
+
+    public OutboxTables tables() {
+        return sql.tables();
     }
 
     public JdbcRecordStore records() {
@@ -83,7 +112,7 @@ public final class JdbcOutboxStores implements AutoCloseable {
     public synchronized InstanceStore heartbeats() {
         if (heartbeats == null) {
             heartbeatConnection = new ReservedConnectionDataSource(dataSource);
-            heartbeats = new JdbcInstanceStore(heartbeatConnection, dialect);
+            heartbeats = new JdbcInstanceStore(heartbeatConnection, sql);
         }
         return heartbeats;
     }
@@ -103,7 +132,8 @@ public final class JdbcOutboxStores implements AutoCloseable {
      * off.
      */
     public WakeUpSource notifications() {
-        return notifications ? new PostgresNotifications(dataSource) : WakeUpSource.none();
+        return notifications ? new PostgresNotifications(dataSource, sql.tables().notificationChannel())
+                : WakeUpSource.none();
     }
 
     /**
@@ -113,11 +143,12 @@ public final class JdbcOutboxStores implements AutoCloseable {
     public CommitHooks commitHooks(LocalWakeUps local) {
         Objects.requireNonNull(local, "local");
         JdbcTemplate jdbc = new JdbcTemplate(dataSource);
+        String channel = sql.tables().notificationChannel();
         return new CommitHooks() {
             @Override
             public void beforeCommit(Set<Integer> written) {
                 if (notifications) {
-                    PostgresNotifications.notifyPartitions(jdbc, written);
+                    PostgresNotifications.notifyPartitions(jdbc, channel, written);
                 }
             }
 

@@ -1,6 +1,7 @@
 package dev.outbox.jpa;
 
 import dev.outbox.jpa.dialect.DatabaseDialect;
+import dev.outbox.jpa.dialect.OutboxTables;
 import dev.outbox.jpa.dialect.SqlStatements;
 import dev.outbox.spi.PartitionState;
 import dev.outbox.spi.PartitionStore;
@@ -27,10 +28,18 @@ public final class JdbcPartitionStore implements PartitionStore {
     private final String claim;
     private final String release;
 
+    /** On the default tables ({@link OutboxTables#defaults()}). */
     public JdbcPartitionStore(DataSource dataSource, DatabaseDialect dialect) {
+        this(dataSource, dialect.statements());
+    }
+
+    /**
+     * With the statements of one database on one set of tables, as
+     * {@link DatabaseDialect#detect(DataSource, OutboxTables)} makes them.
+     */
+    public JdbcPartitionStore(DataSource dataSource, SqlStatements sql) {
         this.jdbc = new NamedParameterJdbcTemplate(Objects.requireNonNull(dataSource, "dataSource"));
-        this.dialect = Objects.requireNonNull(dialect, "dialect");
-        SqlStatements sql = dialect.statements();
+        this.dialect = sql.dialect();
         this.clockNow = sql.get("clock.now");
         this.findAll = sql.get("partition.findAll");
         this.claim = sql.get("partition.claim");

@@ -4,6 +4,7 @@ import dev.outbox.OutboxRecord;
 import dev.outbox.OutboxRecordStatus;
 import dev.outbox.RecordHeaders;
 import dev.outbox.jpa.dialect.DatabaseDialect;
+import dev.outbox.jpa.dialect.OutboxTables;
 import dev.outbox.jpa.dialect.SqlStatements;
 import dev.outbox.partition.Fence;
 import dev.outbox.partition.OwnedPartitions;
@@ -66,12 +67,21 @@ public final class JdbcRecordStore implements RecordStore, RecordStatistics, Rec
     private final @Nullable String deleteCompletedBulk;
     private final RowMapper<OutboxRecord> rowMapper = this::mapRow;
 
+    /** On the default tables ({@link OutboxTables#defaults()}). */
     public JdbcRecordStore(DataSource dataSource, DatabaseDialect dialect) {
+        this(dataSource, dialect.statements());
+    }
+
+    /**
+     * With the statements of one database on one set of tables, as
+     * {@link DatabaseDialect#detect(DataSource, OutboxTables)} makes them.
+     */
+    public JdbcRecordStore(DataSource dataSource, SqlStatements sql) {
         Objects.requireNonNull(dataSource, "dataSource");
         this.jdbc = new NamedParameterJdbcTemplate(dataSource);
         this.transactions = new TransactionTemplate(new DataSourceTransactionManager(dataSource));
-        this.dialect = Objects.requireNonNull(dialect, "dialect");
-        this.sql = dialect.statements();
+        this.dialect = sql.dialect();
+        this.sql = Objects.requireNonNull(sql, "sql");
         String columns = sql.get("record.columns");
         this.findDueHeadOfAggregate = sql.get("record.findDue.headOfAggregate").replace("{columns}", columns);
         this.findDueAny = sql.get("record.findDue.any").replace("{columns}", columns);

@@ -1,5 +1,6 @@
 package dev.outbox.jpa;
 
+import dev.outbox.jpa.dialect.OutboxTables;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.util.HashMap;
@@ -9,10 +10,12 @@ import javax.sql.DataSource;
 import liquibase.Scope;
 import liquibase.UpdateSummaryEnum;
 import liquibase.UpdateSummaryOutputEnum;
+import liquibase.changelog.ChangeLogParameters;
 import liquibase.changelog.visitor.DefaultChangeExecListener;
 import liquibase.command.CommandScope;
 import liquibase.command.core.UpdateCommandStep;
 import liquibase.command.core.helpers.ChangeExecListenerCommandStep;
+import liquibase.command.core.helpers.DatabaseChangelogCommandStep;
 import liquibase.command.core.helpers.DbUrlConnectionArgumentsCommandStep;
 import liquibase.command.core.helpers.ShowSummaryArgument;
 import liquibase.configuration.LiquibaseConfiguration;
@@ -42,6 +45,12 @@ public final class OutboxSchemaInitializer {
 
     private static final Logger log = LoggerFactory.getLogger(OutboxSchemaInitializer.class);
 
+    /**
+     * The changelog parameter holding the tables' prefix ({@code outbox_} unless set); an application running the
+     * changelog from its own Liquibase sets it there, e.g. {@code spring.liquibase.parameters.outbox.table-prefix}.
+     */
+    public static final String TABLE_PREFIX_PARAMETER = "outbox.table-prefix";
+
     private static final String ANALYTICS_ENABLED_KEY = "liquibase.analytics.enabled";
 
     private OutboxSchemaInitializer() {
@@ -54,23 +63,41 @@ public final class OutboxSchemaInitializer {
      * @throws IllegalStateException if the changelog cannot be read or applied
      */
     public static void apply(DataSource dataSource) {
-        int applied = applyCounting(dataSource);
-        log.info("Outbox schema is up to date: {} changeset(s) of {} applied", applied, CHANGELOG);
+        apply(dataSource, OutboxTables.defaults());
+    }
+
+    /**
+     * Applies the changelog to {@code tables}: the changelog parameter {@value #TABLE_PREFIX_PARAMETER} is their
+     * prefix, and their schema, if any, is Liquibase's default schema (it must exist). Tables with a prefix other than
+     * the default are tracked in changelog tables of their own, {@code <prefix>changelog} and
+     * {@code <prefix>changelog_lock}, so that several sets of outbox tables can share a schema.
+     *
+     * @throws IllegalStateException if the changelog cannot be read or applied
+     */
+    public static void apply(DataSource dataSource, OutboxTables tables) {
+        int applied = applyCounting(dataSource, tables);
+        log.info("Outbox schema of {} is up to date: {} changeset(s) of {} applied", tables, applied, CHANGELOG);
     }
 
     /** {@link #apply(DataSource)} without the log line; returns the number of changesets run. */
     static int applyCounting(DataSource dataSource) {
+        return applyCounting(dataSource, OutboxTables.defaults());
+    }
+
+    /** {@link #apply(DataSource, OutboxTables)} without the log line; returns the number of changesets run. */
+    static int applyCounting(DataSource dataSource, OutboxTables tables) {
         Objects.requireNonNull(dataSource, "dataSource");
+        Objects.requireNonNull(tables, "tables");
         try {
-            return update(dataSource);
+            return update(dataSource, tables);
         } catch (Exception e) {
-            throw new IllegalStateException("Could not apply the outbox changelog " + CHANGELOG + ": " + e.getMessage(),
-                    e);
+            throw new IllegalStateException("Could not apply the outbox changelog " + CHANGELOG + " to " + tables
+                    + ": " + e.getMessage(), e);
         }
     }
 
     @SuppressWarnings("try") // ClassLoaderResourceAccessor.close() declares Exception
-    private static int update(DataSource dataSource) throws Exception {
+    private static int update(DataSource dataSource, OutboxTables tables) throws Exception {
         ClassLoader classLoader = OutboxSchemaInitializer.class.getClassLoader();
         try (ClassLoaderResourceAccessor resources = new ClassLoaderResourceAccessor(classLoader)) {
             Map<String, Object> scope = new HashMap<>();
@@ -82,11 +109,11 @@ public final class OutboxSchemaInitializer {
                 // Running the library's own changelog is no reason to send usage data; an explicit setting wins.
                 scope.put(ANALYTICS_ENABLED_KEY, false);
             }
-            return Scope.child(scope, () -> runUpdate(dataSource));
+            return Scope.child(scope, () -> runUpdate(dataSource, tables));
         }
     }
 
-    private static int runUpdate(DataSource dataSource) throws Exception {
+    private static int runUpdate(DataSource dataSource, OutboxTables tables) throws Exception {
         Connection connection = dataSource.getConnection();
         Database database;
         try {
@@ -100,11 +127,24 @@ public final class OutboxSchemaInitializer {
             throw e;
         }
         try {
+            String schema = tables.schema().orElse(null);
+            if (schema != null) {
+                // MariaDB and MySQL have no schemas within a database: Liquibase takes the database as the catalog.
+                database.setDefaultSchemaName(schema);
+                database.setDefaultCatalogName(database.supportsSchemas() ? null : schema);
+            }
+            if (!tables.tablePrefix().equals(OutboxTables.DEFAULT_PREFIX)) {
+                database.setDatabaseChangeLogTableName(tables.tablePrefix() + "changelog");
+                database.setDatabaseChangeLogLockTableName(tables.tablePrefix() + "changelog_lock");
+            }
+            ChangeLogParameters parameters = new ChangeLogParameters(database);
+            parameters.set(TABLE_PREFIX_PARAMETER, tables.tablePrefix());
             // Told of every changeset the update runs (the update step wraps it in its own listener).
             DefaultChangeExecListener listener = new DefaultChangeExecListener();
             new CommandScope(UpdateCommandStep.COMMAND_NAME)
                     .addArgumentValue(DbUrlConnectionArgumentsCommandStep.DATABASE_ARG, database)
                     .addArgumentValue(UpdateCommandStep.CHANGELOG_FILE_ARG, CHANGELOG)
+                    .addArgumentValue(DatabaseChangelogCommandStep.CHANGELOG_PARAMETERS, parameters)
                     .addArgumentValue(ChangeExecListenerCommandStep.CHANGE_EXEC_LISTENER_ARG, listener)
                     .addArgumentValue(ShowSummaryArgument.SHOW_SUMMARY, UpdateSummaryEnum.OFF)
                     .addArgumentValue(ShowSummaryArgument.SHOW_SUMMARY_OUTPUT, UpdateSummaryOutputEnum.LOG)

@@ -1,6 +1,7 @@
 package dev.outbox.jpa;
 
 import dev.outbox.internal.DaemonThreads;
+import dev.outbox.jpa.dialect.OutboxTables;
 import dev.outbox.spi.WakeUpSource;
 import java.sql.Connection;
 import java.sql.SQLException;
@@ -28,26 +29,39 @@ import org.springframework.jdbc.core.JdbcTemplate;
  */
 public final class PostgresNotifications implements WakeUpSource {
 
-    /** The channel; one per database. */
-    public static final String CHANNEL = "outbox_record";
+    /** The channel of the default tables; every set of outbox tables has its own ({@link OutboxTables}). */
+    public static final String CHANNEL = OutboxTables.defaults().notificationChannel();
 
     private static final Logger log = LoggerFactory.getLogger(PostgresNotifications.class);
     private static final int WAIT_MILLIS = 250;
     private static final Duration RECONNECT_DELAY = Duration.ofSeconds(2);
 
     private final DataSource dataSource;
+    private final String channel;
     private volatile boolean running;
     private @Nullable Thread listener;
 
-    /** @param dataSource where the listening connection comes from; it is held for as long as this runs */
+    /** Listens on the channel of the default tables. */
     public PostgresNotifications(DataSource dataSource) {
-        this.dataSource = Objects.requireNonNull(dataSource, "dataSource");
+        this(dataSource, CHANNEL);
     }
 
-    /** Sends the notification for these partitions in the current transaction of {@code jdbc}'s data source. */
-    public static void notifyPartitions(JdbcTemplate jdbc, Collection<Integer> partitions) {
+    /**
+     * @param dataSource where the listening connection comes from; it is held for as long as this runs
+     * @param channel {@link OutboxTables#notificationChannel()} of the tables whose writes wake this instance
+     */
+    public PostgresNotifications(DataSource dataSource, String channel) {
+        this.dataSource = Objects.requireNonNull(dataSource, "dataSource");
+        this.channel = Objects.requireNonNull(channel, "channel");
+    }
+
+    /**
+     * Sends the notification for these partitions on {@code channel}, in the current transaction of {@code jdbc}'s
+     * data source.
+     */
+    public static void notifyPartitions(JdbcTemplate jdbc, String channel, Collection<Integer> partitions) {
         String payload = partitions.stream().sorted().map(String::valueOf).collect(Collectors.joining(","));
-        jdbc.query("SELECT pg_notify(?, ?)", rs -> null, CHANNEL, payload);
+        jdbc.query("SELECT pg_notify(?, ?)", rs -> null, channel, payload);
     }
 
     @Override
@@ -83,7 +97,8 @@ public final class PostgresNotifications implements WakeUpSource {
             try (Connection connection = dataSource.getConnection()) {
                 connection.setAutoCommit(true);
                 try (Statement statement = connection.createStatement()) {
-                    statement.execute("LISTEN " + CHANNEL);
+                    // a quoted identifier: the exact text pg_notify was given (OutboxTables keeps it free of quotes)
+                    statement.execute("LISTEN \"" + channel + "\"");
                 }
                 if (failing) {
                     log.info("Outbox: listening for PostgreSQL notifications again");

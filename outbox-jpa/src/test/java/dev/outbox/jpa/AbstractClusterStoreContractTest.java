@@ -1,6 +1,8 @@
 package dev.outbox.jpa;
 
 import dev.outbox.jpa.dialect.DatabaseDialect;
+import dev.outbox.jpa.dialect.OutboxTables;
+import dev.outbox.jpa.dialect.SqlStatements;
 import dev.outbox.jpa.testing.TestDatabase;
 import dev.outbox.spi.InstanceStore;
 import dev.outbox.spi.InstanceStoreContract;
@@ -23,21 +25,27 @@ import org.springframework.jdbc.core.JdbcTemplate;
 abstract class AbstractClusterStoreContractTest {
 
     private TestDatabase database;
-    private DatabaseDialect dialect;
+    private SqlStatements sql;
     private JdbcTemplate jdbc;
     private JdbcInstanceStore instanceStore;
     private JdbcPartitionStore partitionStore;
 
     protected abstract TestDatabase.Kind databaseKind();
 
+    /** The outbox tables in the new database: the default ones unless a subclass configures others. */
+    protected OutboxTables tables(TestDatabase database) {
+        return OutboxTables.defaults();
+    }
+
     @BeforeAll
     final void createStores() {
         database = TestDatabase.create(databaseKind());
-        OutboxSchemaInitializer.apply(database.dataSource());
-        dialect = DatabaseDialect.detect(database.dataSource());
+        OutboxTables tables = tables(database);
+        OutboxSchemaInitializer.apply(database.dataSource(), tables);
+        sql = DatabaseDialect.detect(database.dataSource(), tables);
         jdbc = new JdbcTemplate(database.dataSource());
-        instanceStore = new JdbcInstanceStore(database.dataSource(), dialect);
-        partitionStore = new JdbcPartitionStore(database.dataSource(), dialect);
+        instanceStore = new JdbcInstanceStore(database.dataSource(), sql);
+        partitionStore = new JdbcPartitionStore(database.dataSource(), sql);
     }
 
     @AfterAll
@@ -49,13 +57,13 @@ abstract class AbstractClusterStoreContractTest {
 
     @BeforeEach
     final void resetTables() {
-        jdbc.update("DELETE FROM outbox_instance");
-        jdbc.update("UPDATE outbox_partition SET owner_instance_id = NULL, epoch = 0");
+        jdbc.update("DELETE FROM " + sql.instanceTable());
+        jdbc.update("UPDATE " + sql.partitionTable() + " SET owner_instance_id = NULL, epoch = 0");
     }
 
     private Instant databaseNow() {
-        return Objects.requireNonNull(jdbc.queryForObject(dialect.statements().get("clock.now"),
-                (rs, rowNum) -> dialect.readTimestamp(rs, "db_now")));
+        return Objects.requireNonNull(jdbc.queryForObject(sql.get("clock.now"),
+                (rs, rowNum) -> sql.dialect().readTimestamp(rs, "db_now")));
     }
 
     @Nested

@@ -1,12 +1,13 @@
 package dev.outbox.jpa;
 
 import dev.outbox.OutboxRecordRepository;
-import dev.outbox.jpa.dialect.DatabaseDialect;
+import dev.outbox.jpa.dialect.OutboxTables;
 import dev.outbox.jpa.testing.TestDatabase;
 import dev.outbox.jpa.testing.WriteFixture;
 import dev.outbox.spi.PartitionStore;
 import dev.outbox.spi.RecordStore;
 import dev.outbox.spi.RecordStoreContract;
+import java.util.function.Function;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
@@ -24,14 +25,19 @@ abstract class AbstractDatabaseRecordStoreContractTest extends RecordStoreContra
 
     protected abstract TestDatabase.Kind databaseKind();
 
-    /** The write repository under test on a fresh database of {@code kind}. */
-    protected abstract WriteFixture createFixture(TestDatabase.Kind kind);
+    /** The write repository under test on a fresh database of {@code kind}, on the tables {@code tables} gives. */
+    protected abstract WriteFixture createFixture(TestDatabase.Kind kind,
+            Function<TestDatabase, OutboxTables> tables);
+
+    /** The outbox tables in the new database: the default ones unless a subclass configures others. */
+    protected OutboxTables tables(TestDatabase database) {
+        return OutboxTables.defaults();
+    }
 
     @BeforeAll
     final void createStores() {
-        fixture = createFixture(databaseKind());
-        partitions = new JdbcPartitionStore(fixture.database().dataSource(),
-                DatabaseDialect.detect(fixture.database().dataSource()));
+        fixture = createFixture(databaseKind(), this::tables);
+        partitions = new JdbcPartitionStore(fixture.database().dataSource(), fixture.sql());
     }
 
     @AfterAll

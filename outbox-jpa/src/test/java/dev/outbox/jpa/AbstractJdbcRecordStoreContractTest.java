@@ -1,15 +1,17 @@
 package dev.outbox.jpa;
 
 import dev.outbox.OutboxRecord;
+import dev.outbox.jpa.dialect.OutboxTables;
 import dev.outbox.jpa.testing.JdbcOutboxFixture;
 import dev.outbox.jpa.testing.TestDatabase;
 import dev.outbox.jpa.testing.WriteFixture;
+import java.util.function.Function;
 
 /** The store contract of outbox-core with the JDBC write repository, without JPA. */
 abstract class AbstractJdbcRecordStoreContractTest extends AbstractDatabaseRecordStoreContractTest {
 
     @Override
-    protected final WriteFixture createFixture(TestDatabase.Kind kind) {
-        return JdbcOutboxFixture.create(kind, OutboxRecord.DEFAULT_MAX_PAYLOAD_BYTES);
+    protected final WriteFixture createFixture(TestDatabase.Kind kind, Function<TestDatabase, OutboxTables> tables) {
+        return JdbcOutboxFixture.create(kind, OutboxRecord.DEFAULT_MAX_PAYLOAD_BYTES, tables);
     }
 }

@@ -1,15 +1,17 @@
 package dev.outbox.jpa;
 
 import dev.outbox.OutboxRecord;
+import dev.outbox.jpa.dialect.OutboxTables;
 import dev.outbox.jpa.testing.JpaOutboxFixture;
 import dev.outbox.jpa.testing.TestDatabase;
 import dev.outbox.jpa.testing.WriteFixture;
+import java.util.function.Function;
 
 /** The store contract of outbox-core with the JPA write repository. */
 abstract class AbstractJpaRecordStoreContractTest extends AbstractDatabaseRecordStoreContractTest {
 
     @Override
-    protected final WriteFixture createFixture(TestDatabase.Kind kind) {
-        return JpaOutboxFixture.create(kind, OutboxRecord.DEFAULT_MAX_PAYLOAD_BYTES);
+    protected final WriteFixture createFixture(TestDatabase.Kind kind, Function<TestDatabase, OutboxTables> tables) {
+        return JpaOutboxFixture.create(kind, OutboxRecord.DEFAULT_MAX_PAYLOAD_BYTES, tables);
     }
 }

@@ -140,7 +140,7 @@ abstract class AbstractWriteRepositoryTest<F extends WriteFixture> {
         })).isInstanceOf(IllegalArgumentException.class)
                 .hasMessage("payload is 65 bytes (UTF-8); the limit is 64 bytes (outbox.max-payload-size)");
 
-        assertThat(fixture.jdbc().queryForObject("SELECT COUNT(*) FROM outbox_record", Integer.class)).isZero();
+        assertThat(fixture.jdbc().queryForObject("SELECT COUNT(*) FROM " + fixture.sql().recordTable(), Integer.class)).isZero();
     }
 
     @Test

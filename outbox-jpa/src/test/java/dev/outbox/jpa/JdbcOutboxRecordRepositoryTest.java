@@ -44,7 +44,7 @@ class JdbcOutboxRecordRepositoryTest extends AbstractWriteRepositoryTest<JdbcOut
         })).hasMessage("business rule violated");
 
         assertThat(business.sql("SELECT id FROM business_order").query(String.class).list()).containsExactly("kept");
-        assertThat(fixture.jdbc().queryForList("SELECT aggregate_id FROM outbox_record", String.class))
+        assertThat(fixture.jdbc().queryForList("SELECT aggregate_id FROM " + fixture.sql().recordTable(), String.class))
                 .containsExactly("kept");
     }
 
@@ -61,6 +61,6 @@ class JdbcOutboxRecordRepositoryTest extends AbstractWriteRepositoryTest<JdbcOut
         })).isInstanceOf(org.springframework.dao.DataIntegrityViolationException.class);
 
         assertThat(business.sql("SELECT COUNT(*) FROM business_order").query(Long.class).single()).isZero();
-        assertThat(fixture.jdbc().queryForObject("SELECT COUNT(*) FROM outbox_record", Integer.class)).isEqualTo(1);
+        assertThat(fixture.jdbc().queryForObject("SELECT COUNT(*) FROM " + fixture.sql().recordTable(), Integer.class)).isEqualTo(1);
     }
 }

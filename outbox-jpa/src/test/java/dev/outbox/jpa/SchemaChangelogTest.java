@@ -4,8 +4,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.zaxxer.hikari.HikariDataSource;
+import dev.outbox.jpa.dialect.DatabaseDialect;
+import dev.outbox.jpa.dialect.OutboxTables;
+import dev.outbox.jpa.dialect.SqlStatements;
 import dev.outbox.jpa.testing.TestDatabase;
 import dev.outbox.jpa.testing.TestDatabase.Kind;
+import dev.outbox.jpa.testing.TestTables;
 import java.io.InputStream;
 import java.sql.Connection;
 import java.sql.DatabaseMetaData;
@@ -26,8 +30,10 @@ import java.util.TreeMap;
 import java.util.UUID;
 import javax.sql.DataSource;
 import liquibase.Scope;
+import liquibase.changelog.ChangeLogParameters;
 import liquibase.command.CommandScope;
 import liquibase.command.core.UpdateCommandStep;
+import liquibase.command.core.helpers.DatabaseChangelogCommandStep;
 import liquibase.command.core.helpers.DbUrlConnectionArgumentsCommandStep;
 import liquibase.database.Database;
 import liquibase.database.DatabaseFactory;
@@ -334,6 +340,52 @@ class SchemaChangelogTest {
         }
     }
 
+    /**
+     * Several sets of outbox tables in one database: the default ones, a prefix beside them (its own changelog tables,
+     * its own index and key names) and a prefix in a schema of its own. Each is applied once and tracked apart.
+     */
+    @ParameterizedTest
+    @EnumSource(Kind.class)
+    void severalTableSetsShareADatabaseEachAppliedAndTrackedApart(Kind kind) throws SQLException {
+        try (TestDatabase db = TestDatabase.create(kind)) {
+            OutboxTables billing = OutboxTables.builder().tablePrefix("billing_").build();
+            OutboxTables orders = TestTables.prefixed(db);
+
+            assertThat(OutboxSchemaInitializer.applyCounting(db.dataSource())).isEqualTo(changesets(kind));
+            assertThat(OutboxSchemaInitializer.applyCounting(db.dataSource(), billing)).isEqualTo(changesets(kind));
+            assertThat(OutboxSchemaInitializer.applyCounting(db.dataSource(), orders)).isEqualTo(changesets(kind));
+            assertThat(OutboxSchemaInitializer.applyCounting(db.dataSource(), billing)).isZero();
+            assertThat(OutboxSchemaInitializer.applyCounting(db.dataSource(), orders)).isZero();
+            assertThat(OutboxSchemaInitializer.applyCounting(db.dataSource())).isZero();
+
+            try (Connection connection = db.dataSource().getConnection()) {
+                assertThat(count(connection, "SELECT COUNT(*) FROM DATABASECHANGELOG")).isEqualTo(changesets(kind));
+                assertThat(count(connection, "SELECT COUNT(*) FROM billing_changelog")).isEqualTo(changesets(kind));
+                for (OutboxTables tables : List.of(OutboxTables.defaults(), billing, orders)) {
+                    SqlStatements sql = DatabaseDialect.statements(connection.getMetaData(), tables);
+                    assertThat(count(connection, "SELECT COUNT(*) FROM " + sql.partitionTable())).as("%s", tables)
+                            .isEqualTo(256);
+                    assertThat(count(connection, "SELECT COUNT(*) FROM " + sql.recordTable())).isZero();
+                }
+            }
+        }
+    }
+
+    /** An application's own Liquibase names the tables through the changelog parameter. */
+    @ParameterizedTest
+    @EnumSource(Kind.class)
+    void theApplicationsChangelogTakesThePrefixAsAParameter(Kind kind) throws Exception {
+        try (TestDatabase db = TestDatabase.create(kind)) {
+            liquibaseUpdate(db.dataSource(), APP_CHANGELOG,
+                    Map.of(OutboxSchemaInitializer.TABLE_PREFIX_PARAMETER, "shop_"));
+
+            try (Connection connection = db.dataSource().getConnection()) {
+                assertThat(count(connection, "SELECT COUNT(*) FROM shop_partition")).isEqualTo(256);
+                assertThat(outboxTables(connection)).isEmpty();
+            }
+        }
+    }
+
     @ParameterizedTest
     @EnumSource(Kind.class)
     void closeDropsTheDatabase(Kind kind) throws SQLException {
@@ -397,8 +449,14 @@ class SchemaChangelogTest {
     }
 
     /** Runs a changelog the way an application's own Liquibase would, without the initializer. */
-    @SuppressWarnings("try") // ClassLoaderResourceAccessor.close() declares Exception
     private static void liquibaseUpdate(DataSource dataSource, String changelog) throws Exception {
+        liquibaseUpdate(dataSource, changelog, Map.of());
+    }
+
+    /** As an application's Liquibase given changelog parameters (spring.liquibase.parameters.*). */
+    @SuppressWarnings("try") // ClassLoaderResourceAccessor.close() declares Exception
+    private static void liquibaseUpdate(DataSource dataSource, String changelog, Map<String, String> parameters)
+            throws Exception {
         try (ClassLoaderResourceAccessor resources =
                 new ClassLoaderResourceAccessor(SchemaChangelogTest.class.getClassLoader())) {
             Map<String, Object> scope = new HashMap<>();
@@ -408,9 +466,12 @@ class SchemaChangelogTest {
                 try (Connection connection = dataSource.getConnection()) {
                     Database database = DatabaseFactory.getInstance()
                             .findCorrectDatabaseImplementation(new JdbcConnection(connection));
+                    ChangeLogParameters changeLogParameters = new ChangeLogParameters(database);
+                    parameters.forEach(changeLogParameters::set);
                     new CommandScope(UpdateCommandStep.COMMAND_NAME)
                             .addArgumentValue(DbUrlConnectionArgumentsCommandStep.DATABASE_ARG, database)
                             .addArgumentValue(UpdateCommandStep.CHANGELOG_FILE_ARG, changelog)
+                            .addArgumentValue(DatabaseChangelogCommandStep.CHANGELOG_PARAMETERS, changeLogParameters)
                             .execute();
                 }
             });

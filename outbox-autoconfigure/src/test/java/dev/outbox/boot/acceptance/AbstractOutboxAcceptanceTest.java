@@ -9,6 +9,10 @@ import dev.outbox.OutboxRecord;
 import dev.outbox.OutboxRecordRepository;
 import dev.outbox.OutboxRecordStatus;
 import dev.outbox.boot.testing.DatabasePerTestClass;
+import dev.outbox.jpa.dialect.DatabaseDialect;
+import dev.outbox.jpa.dialect.OutboxTables;
+import dev.outbox.jpa.dialect.SqlStatements;
+import dev.outbox.jpa.testing.TestDatabase;
 import dev.outbox.partition.PartitionHasher;
 import dev.outbox.processing.OutboxProcessor;
 import dev.outbox.testing.MutableClock;
@@ -54,13 +58,20 @@ public abstract class AbstractOutboxAcceptanceTest extends DatabasePerTestClass 
 
     protected static final Duration DEADLINE = Duration.ofSeconds(120);
 
+    /** The outbox tables the applications use: the default ones unless a subclass names others. */
+    protected OutboxTables tables(TestDatabase database) {
+        return OutboxTables.defaults();
+    }
+
+    private @Nullable SqlStatements sql;
+
     private final List<ConfigurableApplicationContext> contexts = new ArrayList<>();
     private RecordingProcessor processor;
 
     @BeforeEach
     final void emptyTables() {
         processor = new RecordingProcessor();
-        deleteRowsOf("outbox_record", "test_order");
+        deleteRowsOf(sql().recordTable(), "test_order");
     }
 
     @AfterEach
@@ -98,7 +109,7 @@ public abstract class AbstractOutboxAcceptanceTest extends DatabasePerTestClass 
                 .hasMessageContaining("business rule violated");
 
         assertThat(jdbc().queryForList("SELECT id FROM test_order", String.class)).containsExactly("order-kept");
-        assertThat(jdbc().queryForList("SELECT aggregate_id FROM outbox_record", String.class))
+        assertThat(jdbc().queryForList("SELECT aggregate_id FROM " + sql().recordTable(), String.class))
                 .containsExactly("order-kept");
     }
 
@@ -117,7 +128,7 @@ public abstract class AbstractOutboxAcceptanceTest extends DatabasePerTestClass 
                 .hasMessageStartingWith("payload contains the character U+0000 (at index 10)");
 
         assertThat(jdbc().queryForObject("SELECT COUNT(*) FROM test_order", Integer.class)).isZero();
-        assertThat(jdbc().queryForObject("SELECT COUNT(*) FROM outbox_record", Integer.class)).isZero();
+        assertThat(jdbc().queryForObject("SELECT COUNT(*) FROM " + sql().recordTable(), Integer.class)).isZero();
     }
 
     @Test
@@ -398,7 +409,7 @@ public abstract class AbstractOutboxAcceptanceTest extends DatabasePerTestClass 
 
     /** Owner of each partition, counted; partitions without an owner are left out. */
     private Map<String, Long> owners() {
-        return jdbc().query("SELECT owner_instance_id, COUNT(*) FROM outbox_partition"
+        return jdbc().query("SELECT owner_instance_id, COUNT(*) FROM " + sql().partitionTable()
                 + " WHERE owner_instance_id IS NOT NULL GROUP BY owner_instance_id",
                 (rs, row) -> Map.entry(rs.getString(1), rs.getLong(2))).stream()
                 .collect(java.util.stream.Collectors.toMap(Map.Entry::getKey, Map.Entry::getValue));
@@ -423,6 +434,14 @@ public abstract class AbstractOutboxAcceptanceTest extends DatabasePerTestClass 
 
     private static OutboxRecordRepository repository(ConfigurableApplicationContext app) {
         return app.getBean(OutboxRecordRepository.class);
+    }
+
+    /** The outbox's statements on this class's tables (their names quoted and qualified where configured). */
+    protected final SqlStatements sql() {
+        if (sql == null) {
+            sql = DatabaseDialect.detect(database().dataSource(), tables(database()));
+        }
+        return sql;
     }
 
     private JdbcTemplate jdbc() {
@@ -452,7 +471,9 @@ public abstract class AbstractOutboxAcceptanceTest extends DatabasePerTestClass 
                 "spring.sql.init.mode=always",
                 "spring.sql.init.schema-locations=classpath:acceptance/schema.sql",
                 "spring.main.banner-mode=off",
-                "outbox.schema-initialization.enabled=true"));
+                "outbox.schema-initialization.enabled=true",
+                "outbox.schema=" + sql().tables().schema().orElse(""),
+                "outbox.table-prefix=" + sql().tables().tablePrefix()));
         all.addAll(List.of(properties));
         RecordingProcessor recorder = processor;
         ConfigurableApplicationContext context = new SpringApplicationBuilder(applicationClass())

@@ -4,7 +4,10 @@ import dev.outbox.jpa.JdbcOutboxRecordRepository;
 import dev.outbox.jpa.JdbcRecordStore;
 import dev.outbox.jpa.OutboxSchemaInitializer;
 import dev.outbox.jpa.dialect.DatabaseDialect;
+import dev.outbox.jpa.dialect.OutboxTables;
+import dev.outbox.jpa.dialect.SqlStatements;
 import dev.outbox.spi.OutboxObservation;
+import java.util.function.Function;
 import org.springframework.jdbc.datasource.DataSourceTransactionManager;
 
 /**
@@ -14,34 +17,42 @@ import org.springframework.jdbc.datasource.DataSourceTransactionManager;
 public final class JdbcOutboxFixture implements WriteFixture {
 
     private final TestDatabase database;
+    private final SqlStatements sql;
     private final DataSourceTransactionManager transactionManager;
     private final JdbcOutboxRecordRepository repository;
     private final JdbcRecordStore recordStore;
     private final CountingCommitHooks hooks = new CountingCommitHooks();
 
-    private JdbcOutboxFixture(TestDatabase database, int maxPayloadBytes) {
+    private JdbcOutboxFixture(TestDatabase database, int maxPayloadBytes, OutboxTables tables) {
         this.database = database;
-        OutboxSchemaInitializer.apply(database.dataSource());
-        DatabaseDialect dialect = DatabaseDialect.detect(database.dataSource());
+        OutboxSchemaInitializer.apply(database.dataSource(), tables);
+        this.sql = DatabaseDialect.detect(database.dataSource(), tables);
         this.transactionManager = new DataSourceTransactionManager(database.dataSource());
-        this.repository = new JdbcOutboxRecordRepository(database.dataSource(), transactionManager, dialect,
+        this.repository = new JdbcOutboxRecordRepository(database.dataSource(), transactionManager, sql,
                 maxPayloadBytes, hooks, OutboxObservation.NOOP);
-        this.recordStore = new JdbcRecordStore(database.dataSource(), dialect);
+        this.recordStore = new JdbcRecordStore(database.dataSource(), sql);
     }
 
+    /** On the default tables. */
     public static JdbcOutboxFixture create(TestDatabase.Kind kind, int maxPayloadBytes) {
-        TestDatabase database = TestDatabase.create(kind);
-        try {
-            return new JdbcOutboxFixture(database, maxPayloadBytes);
-        } catch (RuntimeException e) {
-            database.close();
-            throw e;
-        }
+        return create(kind, maxPayloadBytes, database -> OutboxTables.defaults());
+    }
+
+    /** On the tables {@code tables} chooses in the new database (which it may give a schema first). */
+    public static JdbcOutboxFixture create(TestDatabase.Kind kind, int maxPayloadBytes,
+            Function<TestDatabase, OutboxTables> tables) {
+        return WriteFixture.onNewDatabase(kind, database -> new JdbcOutboxFixture(database, maxPayloadBytes,
+                tables.apply(database)));
     }
 
     @Override
     public TestDatabase database() {
         return database;
+    }
+
+    @Override
+    public SqlStatements sql() {
+        return sql;
     }
 
     @Override

@@ -13,9 +13,11 @@ import java.util.EnumMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Properties;
 import java.util.UUID;
 import java.util.stream.Stream;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicBoolean;
 import javax.sql.DataSource;
 import org.jspecify.annotations.Nullable;
@@ -72,6 +74,8 @@ public final class TestDatabase implements AutoCloseable {
     private final HikariDataSource dataSource;
     private final @Nullable Server server;
     private final AtomicBoolean closed = new AtomicBoolean();
+    /** The databases {@link #createSchema} made on MariaDB. */
+    private final List<String> schemas = new CopyOnWriteArrayList<>();
 
     private TestDatabase(Kind kind, String name, String jdbcUrl, String username, String password,
             @Nullable Server server) {
@@ -130,6 +134,27 @@ public final class TestDatabase implements AutoCloseable {
         return password;
     }
 
+    /**
+     * Creates a schema for outbox tables and returns its name: {@code wanted} on PostgreSQL and H2, where schemas
+     * live inside this database (quoted, so it may be a reserved word); on MariaDB, where a schema is a database of
+     * the server, a new database with a unique name, dropped with this one.
+     */
+    public String createSchema(String wanted) {
+        if (kind == Kind.MARIADB) {
+            String schema = "outbox_s_" + UUID.randomUUID().toString().replace("-", "").substring(0, 16);
+            Objects.requireNonNull(server).execute("CREATE DATABASE " + schema);
+            schemas.add(schema);
+            return schema;
+        }
+        String stored = kind == Kind.H2 ? wanted.toUpperCase(Locale.ROOT) : wanted;
+        try (Connection connection = dataSource.getConnection(); Statement statement = connection.createStatement()) {
+            statement.execute("CREATE SCHEMA \"" + stored + "\"");
+        } catch (SQLException e) {
+            throw new IllegalStateException("Could not create schema " + wanted + " in " + name, e);
+        }
+        return wanted;
+    }
+
     /** A pool of at most ten connections to this database; closed by {@link #close()}. */
     public DataSource dataSource() {
         return dataSource;
@@ -143,6 +168,7 @@ public final class TestDatabase implements AutoCloseable {
         }
         dataSource.close();
         if (server != null) {
+            schemas.forEach(server::dropDatabase);
             server.dropDatabase(name);
         } else {
             try (Connection connection = DriverManager.getConnection(jdbcUrl, username, password);

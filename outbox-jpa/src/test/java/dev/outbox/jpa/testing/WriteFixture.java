@@ -2,8 +2,10 @@ package dev.outbox.jpa.testing;
 
 import dev.outbox.OutboxRecordRepository;
 import dev.outbox.jpa.JdbcRecordStore;
+import dev.outbox.jpa.dialect.SqlStatements;
 import java.util.List;
 import java.util.Set;
+import java.util.function.Function;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.transaction.PlatformTransactionManager;
 
@@ -36,7 +38,21 @@ public interface WriteFixture extends AutoCloseable {
     }
 
     default void deleteAllRecords() {
-        jdbc().update("DELETE FROM outbox_record");
+        jdbc().update("DELETE FROM " + sql().recordTable());
+    }
+
+    /** The statements of the fixture's database on its tables. */
+    SqlStatements sql();
+
+    /** A fixture made by {@code create} on a new database of {@code kind}, which is dropped if that fails. */
+    static <F extends WriteFixture> F onNewDatabase(TestDatabase.Kind kind, Function<TestDatabase, F> create) {
+        TestDatabase database = TestDatabase.create(kind);
+        try {
+            return create.apply(database);
+        } catch (RuntimeException e) {
+            database.close();
+            throw e;
+        }
     }
 
     @Override

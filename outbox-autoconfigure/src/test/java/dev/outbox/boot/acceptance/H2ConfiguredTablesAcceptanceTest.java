@@ -1,0 +1,19 @@
+package dev.outbox.boot.acceptance;
+
+import dev.outbox.jpa.dialect.OutboxTables;
+import dev.outbox.jpa.testing.TestDatabase;
+import dev.outbox.jpa.testing.TestTables;
+
+/** The acceptance suite with {@code outbox.schema} and {@code outbox.table-prefix} set ({@link TestTables#prefixed}). */
+class H2ConfiguredTablesAcceptanceTest extends AbstractOutboxAcceptanceTest {
+
+    @Override
+    protected TestDatabase.Kind databaseKind() {
+        return TestDatabase.Kind.H2;
+    }
+
+    @Override
+    protected OutboxTables tables(TestDatabase database) {
+        return TestTables.prefixed(database);
+    }
+}

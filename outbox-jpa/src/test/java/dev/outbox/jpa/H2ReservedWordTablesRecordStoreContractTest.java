@@ -1,0 +1,19 @@
+package dev.outbox.jpa;
+
+import dev.outbox.jpa.dialect.OutboxTables;
+import dev.outbox.jpa.testing.TestDatabase;
+import dev.outbox.jpa.testing.TestTables;
+
+/** The contract on tables named with reserved words, in a schema of their own ({@link TestTables#reservedWords}). */
+class H2ReservedWordTablesRecordStoreContractTest extends AbstractJdbcRecordStoreContractTest {
+
+    @Override
+    protected TestDatabase.Kind databaseKind() {
+        return TestDatabase.Kind.H2;
+    }
+
+    @Override
+    protected OutboxTables tables(TestDatabase database) {
+        return TestTables.reservedWords(database);
+    }
+}
