@@ -6,8 +6,9 @@ import javax.sql.DataSource;
 import org.springframework.beans.factory.InitializingBean;
 
 /**
- * Applies the outbox changelog when {@code outbox.schema-initialization.enabled=true}. Registered as a database
- * initializer, so the stores, the JPA entity manager factory and other beans that depend on database initialization wait for it.
+ * Applies the outbox changelog to the configured tables when {@code outbox.schema-initialization.enabled=true}.
+ * Registered as a database initializer, so the stores, the JPA entity manager factory and other beans that depend on
+ * database initialization wait for it.
  */
 final class OutboxSchemaInitialization implements InitializingBean {
 

@@ -409,9 +409,9 @@ class OutboxAutoConfigurationTest {
     /** Table names are spliced into SQL: anything but a plain identifier stops the start before any statement. */
     @ParameterizedTest
     @CsvSource(delimiter = '|', value = {
-            "outbox.table-prefix=x; DROP TABLE outbox_record; -- | outbox.table-prefix must be lower-case ASCII letters,"
-                    + " digits and underscores, starting with a letter ([a-z][a-z0-9_]*), but was 'x; DROP TABLE"
-                    + " outbox_record; --'",
+            "outbox.table-prefix=x; DROP TABLE outbox_record; -- | outbox.table-prefix must be lower-case ASCII"
+                    + " letters, digits and underscores, starting with a letter ([a-z][a-z0-9_]*), but was 'x; DROP"
+                    + " TABLE outbox_record; --'",
             "outbox.schema=public\".outbox_record; -- | outbox.schema must be lower-case ASCII letters",
             "outbox.table-prefix=Outbox_ | outbox.table-prefix must be lower-case ASCII letters",
             "outbox.table-prefix=1_ | outbox.table-prefix must be lower-case ASCII letters",

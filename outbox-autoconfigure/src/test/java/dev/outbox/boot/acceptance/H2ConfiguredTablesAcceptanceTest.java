@@ -4,7 +4,9 @@ import dev.outbox.jpa.dialect.OutboxTables;
 import dev.outbox.jpa.testing.TestDatabase;
 import dev.outbox.jpa.testing.TestTables;
 
-/** The acceptance suite with {@code outbox.schema} and {@code outbox.table-prefix} set ({@link TestTables#prefixed}). */
+/**
+ * The acceptance suite with {@code outbox.schema} and {@code outbox.table-prefix} set ({@link TestTables#prefixed}).
+ */
 class H2ConfiguredTablesAcceptanceTest extends AbstractOutboxAcceptanceTest {
 
     @Override
