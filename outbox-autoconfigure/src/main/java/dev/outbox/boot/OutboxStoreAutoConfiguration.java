@@ -52,6 +52,12 @@ public class OutboxStoreAutoConfiguration {
         return new OutboxSchemaInitialization(dataSource, properties.tables());
     }
 
+    /** The application's own Liquibase runs one instance at a time, as the outbox's schema initialization does. */
+    @Bean
+    static OutboxLiquibaseSerialization outboxLiquibaseSerialization(ObjectProvider<OutboxProperties> properties) {
+        return new OutboxLiquibaseSerialization(properties);
+    }
+
     /** The database's statements on the tables {@code outbox.schema} and {@code outbox.table-prefix} name. */
     @Bean
     @ConditionalOnMissingBean

@@ -35,6 +35,10 @@ import org.slf4j.LoggerFactory;
  * between them, or using both, applies every changeset once. Both use Liquibase's default tracking tables
  * ({@code DATABASECHANGELOG}, {@code DATABASECHANGELOGLOCK}) in the connection's default schema.
  *
+ * <p>Instances that start together apply the changelog one at a time: each run holds a lock of the database
+ * (PostgreSQL advisory lock, MariaDB and MySQL {@code GET_LOCK}) for its set of tables, and the later ones find the
+ * schema up to date.
+ *
  * <p>Needs {@code org.liquibase:liquibase-core} and {@code dev.outbox:db-changelog} on the class path; both are
  * optional dependencies of this module.
  */
@@ -77,6 +81,17 @@ public final class OutboxSchemaInitializer {
     public static void apply(DataSource dataSource, OutboxTables tables) {
         int applied = applyCounting(dataSource, tables);
         log.info("Outbox schema of {} is up to date: {} changeset(s) of {} applied", tables, applied, CHANGELOG);
+    }
+
+    /**
+     * {@code dataSource} with every connection holding the schema lock of {@code tables} from when it is taken until
+     * it is closed, for an application's own Liquibase run that includes the outbox changelog: instances starting
+     * together on an empty database then run it one after the other, instead of racing to create Liquibase's tables.
+     * {@link #apply(DataSource, OutboxTables)} takes the same lock.
+     */
+    public static DataSource serializingSchemaChanges(DataSource dataSource, OutboxTables tables) {
+        return new SchemaLockingDataSource(Objects.requireNonNull(dataSource, "dataSource"),
+                Objects.requireNonNull(tables, "tables"));
     }
 
     /** {@link #apply(DataSource)} without the log line; returns the number of changesets run. */
@@ -126,7 +141,7 @@ public final class OutboxSchemaInitializer {
             }
             throw e;
         }
-        try {
+        try (SchemaLock lock = SchemaLock.acquire(connection, tables)) {
             String schema = tables.schema().orElse(null);
             if (schema != null) {
                 // MariaDB and MySQL have no schemas within a database: Liquibase takes the database as the catalog.

@@ -51,8 +51,8 @@ class SchemaChangelogTest {
     private static final int POSTGRES_ONLY_CHANGESETS = 2;
 
     /** An application changelog that includes the outbox master between two changesets of its own. */
-    private static final String APP_CHANGELOG = "dev/outbox/jpa/app-changelog-master.xml";
-    private static final int APP_CHANGESETS = 2;
+    static final String APP_CHANGELOG = "dev/outbox/jpa/app-changelog-master.xml";
+    static final int APP_CHANGESETS = 2;
 
     private static final OffsetDateTime MICROS = OffsetDateTime.parse("2026-01-02T03:04:05.123456Z");
 
@@ -569,7 +569,8 @@ class SchemaChangelogTest {
     }
 
     /** Index name to its columns in index order, lower-case names. */
-    private static int changesets(Kind kind) {
+    /** The changesets the outbox changelog runs on {@code kind}. */
+    static int changesets(Kind kind) {
         return kind == Kind.POSTGRES ? COMMON_CHANGESETS + POSTGRES_ONLY_CHANGESETS : COMMON_CHANGESETS;
     }
 

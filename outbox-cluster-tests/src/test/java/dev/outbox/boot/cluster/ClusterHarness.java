@@ -37,6 +37,7 @@ import java.util.function.Predicate;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
 import org.awaitility.core.ConditionTimeoutException;
+import org.springframework.jdbc.BadSqlGrammarException;
 import org.springframework.jdbc.core.JdbcTemplate;
 
 /**
@@ -116,6 +117,16 @@ final class ClusterHarness implements AutoCloseable {
         }
     }
 
+    /**
+     * A new database with nothing in it, not even the outbox tables: for the nodes' own schema initialization. The
+     * record and ownership observations of {@link #create} are not available.
+     */
+    static ClusterHarness createEmpty(String testName, TestDatabase.Kind kind) {
+        Path logs = logDirectory(testName);
+        recreateDirectory(logs);
+        return new ClusterHarness(TestDatabase.create(kind), logs);
+    }
+
     static Path logDirectory(String testName) {
         return Path.of("target", "cluster-logs", testName);
     }
@@ -143,6 +154,7 @@ final class ClusterHarness implements AutoCloseable {
                 "spring.jpa.hibernate.ddl-auto=none",
                 "spring.jpa.open-in-view=false",
                 "spring.main.banner-mode=off",
+                "spring.liquibase.enabled=false",
                 "outbox.schema-initialization.enabled=true",
                 "outbox.instance.id=" + instanceId,
                 "outbox.poll-interval=" + POLL_INTERVAL.toMillis() + "ms",
@@ -340,7 +352,11 @@ final class ClusterHarness implements AutoCloseable {
     }
 
     boolean isRegistered(String instanceId) {
-        return count("SELECT COUNT(*) FROM outbox_instance WHERE instance_id = ?", instanceId) == 1;
+        try {
+            return count("SELECT COUNT(*) FROM outbox_instance WHERE instance_id = ?", instanceId) == 1;
+        } catch (BadSqlGrammarException noTableYet) {
+            return false; // on an empty database, until a node has created the tables
+        }
     }
 
     /** The latest heartbeat of the instance: its row, or the rows deleted so far (see {@code instance_departure}). */

@@ -7,6 +7,7 @@ import java.time.Duration;
 import javax.sql.DataSource;
 import org.springframework.beans.factory.BeanFactory;
 import org.springframework.beans.factory.annotation.Value;
+import org.springframework.beans.factory.config.BeanFactoryPostProcessor;
 import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
 import org.springframework.beans.factory.support.BeanDefinitionRegistry;
 import org.springframework.beans.factory.support.BeanDefinitionRegistryPostProcessor;
@@ -42,6 +43,25 @@ public class ClusterNodeApplication {
      * subscribes to the event type of its own id, and writes its calls down like the record processor. Nodes with
      * different lists play the versions of a rolling deploy.
      */
+    /**
+     * {@code cluster.start-at} (epoch milliseconds): the node waits for that instant before any bean is made, so that
+     * nodes started one after the other reach their database initialization at the same moment.
+     */
+    @Bean
+    static BeanFactoryPostProcessor clusterStartBarrier(Environment environment) {
+        long startAt = environment.getProperty("cluster.start-at", Long.class, 0L);
+        return beanFactory -> {
+            long wait = startAt - System.currentTimeMillis();
+            if (wait > 0) {
+                try {
+                    Thread.sleep(wait);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            }
+        };
+    }
+
     @Bean
     static BeanDefinitionRegistryPostProcessor clusterHandlers(Environment environment) {
         String[] ids = environment.getProperty("cluster.handlers", String[].class, new String[0]);
