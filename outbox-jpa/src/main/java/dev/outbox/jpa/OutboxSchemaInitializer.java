@@ -32,8 +32,8 @@ import org.slf4j.LoggerFactory;
  *
  * <p>For applications that do not run Liquibase themselves. Applications that do can instead include
  * {@value #CHANGELOG} from their own master changelog; the two ways recognise each other's changesets, so switching
- * between them, or using both, applies every changeset once. Both use Liquibase's default tracking tables
- * ({@code DATABASECHANGELOG}, {@code DATABASECHANGELOGLOCK}) in the connection's default schema.
+ * between them, or using both, applies every changeset once. On the default tables both use Liquibase's default
+ * tracking tables ({@code DATABASECHANGELOG}, {@code DATABASECHANGELOGLOCK}) in the connection's default schema.
  *
  * <p>Instances that start together apply the changelog one at a time: each run holds a lock of the database
  * (PostgreSQL advisory lock, MariaDB and MySQL {@code GET_LOCK}) for its set of tables, and the later ones find the
