@@ -65,12 +65,6 @@ public class OutboxStoreAutoConfiguration {
         return DatabaseDialect.detect(dataSource, properties.tables());
     }
 
-    @Bean
-    @ConditionalOnMissingBean
-    DatabaseDialect outboxDatabaseDialect(SqlStatements statements) {
-        return statements.dialect();
-    }
-
     /** The JDBC stores, with LISTEN/NOTIFY where the database has it unless {@code outbox.listen-notify=false}. */
     @Bean(destroyMethod = "close")
     @ConditionalOnMissingBean

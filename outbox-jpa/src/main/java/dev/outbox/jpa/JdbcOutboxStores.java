@@ -63,14 +63,6 @@ public final class JdbcOutboxStores implements AutoCloseable {
     }
 
     /**
-     * @param notifications whether to wake other instances at commit where the database can
-     *     ({@code outbox.listen-notify})
-     */
-    public static JdbcOutboxStores create(DataSource dataSource, DatabaseDialect dialect, boolean notifications) {
-        return create(dataSource, dialect.statements(), notifications);
-    }
-
-    /**
      * @param sql the database's statements on the outbox's tables ({@link DatabaseDialect#detect(DataSource,
      *     OutboxTables)})
      * @param notifications whether to wake other instances at commit where the database can

@@ -29,9 +29,6 @@ import org.springframework.jdbc.core.JdbcTemplate;
  */
 public final class PostgresNotifications implements WakeUpSource {
 
-    /** The channel of the default tables; every set of outbox tables has its own ({@link OutboxTables}). */
-    public static final String CHANNEL = OutboxTables.defaults().notificationChannel();
-
     private static final Logger log = LoggerFactory.getLogger(PostgresNotifications.class);
     private static final int WAIT_MILLIS = 250;
     private static final Duration RECONNECT_DELAY = Duration.ofSeconds(2);
@@ -40,11 +37,6 @@ public final class PostgresNotifications implements WakeUpSource {
     private final String channel;
     private volatile boolean running;
     private @Nullable Thread listener;
-
-    /** Listens on the channel of the default tables. */
-    public PostgresNotifications(DataSource dataSource) {
-        this(dataSource, CHANNEL);
-    }
 
     /**
      * @param dataSource where the listening connection comes from; it is held for as long as this runs

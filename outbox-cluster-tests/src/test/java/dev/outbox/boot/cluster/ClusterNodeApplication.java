@@ -1,7 +1,7 @@
 package dev.outbox.boot.cluster;
 
 import dev.outbox.handler.HandlerRegistration;
-import dev.outbox.jpa.dialect.DatabaseDialect;
+import dev.outbox.jpa.dialect.SqlStatements;
 import java.time.Clock;
 import java.time.Duration;
 import javax.sql.DataSource;
@@ -98,9 +98,9 @@ public class ClusterNodeApplication {
      * so that a scenario can keep records in flight for as long as it needs.
      */
     @Bean
-    HandledRecordWriter handledRecordWriter(DataSource dataSource, DatabaseDialect dialect,
+    HandledRecordWriter handledRecordWriter(DataSource dataSource, SqlStatements statements,
             @Value("${outbox.instance.id}") String instanceId, @Value("${cluster.handler-pause:0ms}") Duration pause) {
-        return new HandledRecordWriter(new JdbcTemplate(dataSource), dialect, instanceId, pause);
+        return new HandledRecordWriter(new JdbcTemplate(dataSource), statements.dialect(), instanceId, pause);
     }
 
     /** {@code cluster.clock-offset} (default none) skews this node's clock, for the clock-skew scenario. */
