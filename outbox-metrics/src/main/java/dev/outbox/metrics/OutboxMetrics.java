@@ -80,7 +80,9 @@ public final class OutboxMetrics implements MeterBinder {
 
     private Gauge.Builder<OutboxMonitor> gauge(String name, String description,
             ToDoubleFunction<OutboxSnapshot> value) {
-        return Gauge.builder(name, monitor, m -> read(m, value)).description(description);
+        // Held strongly: Micrometer keeps a gauge's object weakly, and a monitor nothing else holds (an application
+        // without Spring, say) would be collected and every gauge read NaN from then on.
+        return Gauge.builder(name, monitor, m -> read(m, value)).description(description).strongReference(true);
     }
 
     private static double read(OutboxMonitor monitor, ToDoubleFunction<OutboxSnapshot> value) {

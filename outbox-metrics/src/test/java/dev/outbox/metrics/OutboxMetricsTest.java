@@ -53,6 +53,19 @@ class OutboxMetricsTest {
         assertThat(registry.find("outbox.partition.pending").gauges()).hasSize(256);
     }
 
+    /** Found in CI: the monitor was only weakly held by the gauges, and a collection made every gauge read NaN. */
+    @Test
+    void theGaugesKeepTheirMonitorWhenNothingElseHoldsIt() {
+        save(AggregateIds.inPartition(1, "agg"));
+        bind(OwnedPartitions.all(), false);
+
+        for (int i = 0; i < 3; i++) {
+            System.gc();
+        }
+
+        assertThat(gauge("outbox.records.count", "status", "new")).isEqualTo(1.0);
+    }
+
     @Test
     void aScrapeOfEveryGaugeCostsOneQueryPerFamilyPerRefreshInterval() {
         save(AggregateIds.inPartition(1, "agg"));
