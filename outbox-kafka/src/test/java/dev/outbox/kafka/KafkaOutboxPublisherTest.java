@@ -13,6 +13,7 @@ import dev.outbox.testkit.DeliveryCheck;
 import dev.outbox.testkit.PublishingRig;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -158,7 +159,11 @@ class KafkaOutboxPublisherTest {
 
             assertThat(fine).allSatisfy(record -> assertThat(rig.awaitSettled(record, DEADLINE).getStatus())
                     .isEqualTo(OutboxRecordStatus.COMPLETED));
-            assertThat(rig.failuresByReason()).containsOnly(Map.entry(Reason.DESTINATION_NOT_FOUND, 1L),
+            // Only the permanent failures are counted exactly: on a loaded machine an acknowledgement of a fine
+            // record may time out (TIMEOUT, retryable), and that record is then retried and completes, as above.
+            Map<Reason, Long> permanent = new HashMap<>(rig.failuresByReason());
+            permanent.remove(Reason.TIMEOUT);
+            assertThat(permanent).containsOnly(Map.entry(Reason.DESTINATION_NOT_FOUND, 1L),
                     Map.entry(Reason.TOO_LARGE, 2L), Map.entry(Reason.NO_DESTINATION, 1L));
         }
         assertThat(broker.readAll(topic, 100)).hasSize(100);
