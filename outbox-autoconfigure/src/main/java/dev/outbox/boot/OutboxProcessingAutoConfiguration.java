@@ -17,6 +17,7 @@ import dev.outbox.spi.PartitionStore;
 import dev.outbox.spi.RecordPurge;
 import dev.outbox.spi.RecordStore;
 import java.time.Clock;
+import java.util.List;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
@@ -42,19 +43,17 @@ import org.springframework.core.task.VirtualThreadTaskExecutor;
 @Conditional(OutboxHandlerBeans.OnHandlersCondition.class)
 public class OutboxProcessingAutoConfiguration {
 
-    /** The processor's settings, handlers and observers, as both kinds of processing use them. */
+    /** The processor's settings, handlers and observers, as every kind of processing uses them. */
     static OutboxProcessor.Builder processor(RecordStore store, OutboxHandlers handlers,
-            OutboxHandlerBeans handlerBeans, ObjectProvider<OutboxListener> listeners,
-            ObjectProvider<OutboxObservation> observation, ObjectProvider<RecordContext> contexts, Clock clock,
-            OutboxProperties properties, Environment environment) {
+            OutboxHandlerBeans handlerBeans, List<OutboxListener> listeners, OutboxObservation observation,
+            List<RecordContext> contexts, Clock clock, OutboxProperties properties, Environment environment) {
         OutboxProcessor.Builder builder = OutboxProcessor.builder()
                 .recordStore(store)
                 .routes(handlers)
                 .retryPolicy(handlerBeans.defaultRetryPolicy())
-                .listener(OutboxListener.composite(listeners.orderedStream().toList()))
+                .listener(OutboxListener.composite(listeners))
                 // the writer's context (MDC entries, say) set around each handler call
-                .observation(RecordContexts.restoring(observation.getIfAvailable(() -> OutboxObservation.NOOP),
-                        properties.context().with(contexts.orderedStream().toList())))
+                .observation(RecordContexts.restoring(observation, properties.context().with(contexts)))
                 .clock(clock)
                 .options(properties.toProcessingOptions());
         // spring.threads.virtual.enabled on Java 21+, as for Spring Boot's own executors.
@@ -62,6 +61,43 @@ public class OutboxProcessingAutoConfiguration {
             builder.workerThreadFactory(new VirtualThreadTaskExecutor("outbox-worker-").getVirtualThreadFactory());
         }
         return builder;
+    }
+
+    private static OutboxProcessor.Builder processor(RecordStore store, OutboxHandlers handlers,
+            OutboxHandlerBeans handlerBeans, ObjectProvider<OutboxListener> listeners,
+            ObjectProvider<OutboxObservation> observation, ObjectProvider<RecordContext> contexts, Clock clock,
+            OutboxProperties properties, Environment environment) {
+        return processor(store, handlers, handlerBeans, listeners.orderedStream().toList(),
+                observation.getIfAvailable(() -> OutboxObservation.NOOP), contexts.orderedStream().toList(), clock,
+                properties, environment);
+    }
+
+    /**
+     * A node of one outbox: its processor, its membership of that outbox's cluster (registered as {@code identity},
+     * with what {@code handlers} can process), purge unless off, and the wake-ups of this JVM and others.
+     */
+    static OutboxNode node(OutboxProcessor.Builder processor, JdbcOutboxStores stores, RecordStore store,
+            InstanceStore instances, PartitionStore partitions, LocalWakeUps wakeUps, OutboxInstanceIdentity identity,
+            OutboxHandlers handlers, PartitionListener partitionListener, Clock clock, OutboxProperties properties) {
+        OutboxNode.Builder node = OutboxNode.builder()
+                .processor(processor)
+                .cluster(ClusterCoordinator.builder()
+                        .instanceStore(instances)
+                        .heartbeatStore(stores.heartbeats())
+                        .partitionStore(partitions)
+                        .instanceId(identity.id())
+                        .hostname(identity.hostname())
+                        .port(identity.port())
+                        .capabilities(handlers.capabilities().withVersion(identity.version()))
+                        .timings(properties.instance().timings())
+                        .partitionListener(partitionListener))
+                .wakeUpSource(wakeUps)
+                .wakeUpSource(stores.notifications());
+        if (properties.purge().enabled()) {
+            node.purger(properties.purge().toPurger(OutboxPurger.builder())
+                    .store(OutboxStoreAutoConfiguration.storeSide(RecordPurge.class, store, stores)).clock(clock));
+        }
+        return node.build();
     }
 
     /** Processing only when called ({@code processDueRecords()}), over every partition, outside any cluster. */
@@ -95,27 +131,9 @@ public class OutboxProcessingAutoConfiguration {
                 ObjectProvider<OutboxObservation> observation, ObjectProvider<RecordContext> contexts,
                 ObjectProvider<PartitionListener> partitionListeners, Clock clock, OutboxProperties properties,
                 Environment environment) {
-            OutboxNode.Builder node = OutboxNode.builder()
-                    .processor(processor(store, handlers, handlerBeans, listeners, observation, contexts, clock,
-                            properties, environment))
-                    .cluster(ClusterCoordinator.builder()
-                            .instanceStore(instances)
-                            .heartbeatStore(stores.heartbeats())
-                            .partitionStore(partitions)
-                            .instanceId(identity.id())
-                            .hostname(identity.hostname())
-                            .port(identity.port())
-                            .capabilities(handlers.capabilities().withVersion(identity.version()))
-                            .timings(properties.instance().timings())
-                            .partitionListener(PartitionListener.composite(partitionListeners.orderedStream()
-                                    .toList())))
-                    .wakeUpSource(wakeUps)
-                    .wakeUpSource(stores.notifications());
-            if (properties.purge().enabled()) {
-                node.purger(properties.purge().toPurger(OutboxPurger.builder())
-                        .store(OutboxStoreAutoConfiguration.storeSide(RecordPurge.class, store, stores)).clock(clock));
-            }
-            return node.build();
+            return node(processor(store, handlers, handlerBeans, listeners, observation, contexts, clock, properties,
+                    environment), stores, store, instances, partitions, wakeUps, identity, handlers,
+                    PartitionListener.composite(partitionListeners.orderedStream().toList()), clock, properties);
         }
 
         /** Starts the node once the context is refreshed, and hands its partitions over before the context closes. */

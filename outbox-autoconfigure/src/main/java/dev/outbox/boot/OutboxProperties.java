@@ -13,7 +13,9 @@ import java.time.Duration;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.function.Supplier;
+import java.util.regex.Pattern;
 import org.jspecify.annotations.Nullable;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.boot.context.properties.bind.DefaultValue;
@@ -44,6 +46,8 @@ import org.springframework.util.unit.DataSize;
  * @param metrics what outbox-metrics publishes
  * @param purge the scheduled deletion of finished records
  * @param context what travels with a record from its writer to its handler
+ * @param outboxes further outboxes, by name, each on a DataSource of its own (one per database whose transactions
+ *     write records); every setting not among theirs is shared with the default outbox
  */
 @ConfigurationProperties("outbox")
 public record OutboxProperties(
@@ -60,7 +64,8 @@ public record OutboxProperties(
         @DefaultValue Instance instance,
         @DefaultValue Metrics metrics,
         @DefaultValue Purge purge,
-        @DefaultValue Context context) {
+        @DefaultValue Context context,
+        @DefaultValue Map<String, Named> outboxes) {
 
     public OutboxProperties {
         // Check eagerly, so a bad value fails the binding of outbox.* with the property named.
@@ -78,6 +83,7 @@ public record OutboxProperties(
         purge.toPurger(OutboxPurger.builder());
         Checks.atLeast("outbox.metrics.max-event-types", metrics.maxEventTypes(), 1);
         context.mdc();
+        outboxes.forEach((name, named) -> named.check(name));
     }
 
     /** Where the outbox tables are: {@code outbox.schema} and {@code outbox.table-prefix}, checked. */
@@ -87,6 +93,70 @@ public record OutboxProperties(
 
     private static OutboxTables tables(@Nullable String schema, String tablePrefix) {
         return OutboxTables.builder().schema(schema).tablePrefix(tablePrefix).build();
+    }
+
+    /**
+     * An outbox of its own on another {@code DataSource}: its own tables there, its own instance registration and
+     * partitions, processing loop, metrics (tagged {@code outbox=<name>}) and actuator section. Processing, retry,
+     * instance, purge and metrics settings are those of {@code outbox.*}.
+     *
+     * @param dataSource the name of the {@code DataSource} bean whose transactions write this outbox's records
+     *     (required)
+     * @param transactionManager the name of a transaction manager bean of that DataSource, for the outbox's own
+     *     transactions (a record saved outside any transaction, the reads); unset: one over the DataSource. The
+     *     application's transactions are joined whichever manager runs them, as long as it binds the DataSource's
+     *     connection (a {@code DataSourceTransactionManager}, {@code JdbcTransactionManager} or
+     *     {@code JpaTransactionManager})
+     * @param schema like {@code outbox.schema}, in that database
+     * @param tablePrefix like {@code outbox.table-prefix}, in that database
+     * @param handlers ids of the handlers and publishers records of this outbox are addressed to; empty for all of the
+     *     application's
+     * @param listenNotify like {@code outbox.listen-notify}
+     * @param schemaInitialization creation of this outbox's tables at startup
+     */
+    public record Named(
+            @Nullable String dataSource,
+            @Nullable String transactionManager,
+            @Nullable String schema,
+            @DefaultValue(OutboxTables.DEFAULT_PREFIX) String tablePrefix,
+            @DefaultValue List<String> handlers,
+            @DefaultValue("true") boolean listenNotify,
+            @DefaultValue SchemaInitialization schemaInitialization) {
+
+        /** The name used for the default outbox in meters and reports; no named outbox may take it. */
+        public static final String DEFAULT_NAME = "default";
+        /** A name is a tag value and a path segment of the actuator endpoint: kept short and plain. */
+        public static final int MAX_NAME_LENGTH = 32;
+        private static final Pattern NAME = Pattern.compile("[a-z][a-z0-9-]*");
+
+        void check(String name) {
+            if (!NAME.matcher(name).matches() || name.length() > MAX_NAME_LENGTH) {
+                throw new IllegalArgumentException("outbox.outboxes: an outbox name must be lower-case letters, digits "
+                        + "and hyphens, starting with a letter, at most " + MAX_NAME_LENGTH + " characters, but was '"
+                        + name + "'");
+            }
+            if (DEFAULT_NAME.equals(name)) {
+                throw new IllegalArgumentException("outbox.outboxes." + name + ": '" + DEFAULT_NAME + "' names the "
+                        + "outbox of outbox.*; give this one another name");
+            }
+            if (dataSource == null || dataSource.isBlank()) {
+                throw new IllegalArgumentException("outbox.outboxes." + name + ".data-source is required: the name of "
+                        + "the DataSource bean whose transactions write this outbox's records");
+            }
+            tables(name);
+        }
+
+        /** Where this outbox's tables are, checked; errors name this outbox's properties. */
+        public OutboxTables tables(String name) {
+            try {
+                return OutboxProperties.tables(schema, tablePrefix);
+            } catch (IllegalArgumentException | NullPointerException e) {
+                String message = String.valueOf(e.getMessage());
+                throw new IllegalArgumentException(message.startsWith("outbox.")
+                        ? "outbox.outboxes." + name + "." + message.substring("outbox.".length())
+                        : "outbox.outboxes." + name + ": " + message, e);
+            }
+        }
     }
 
     /**

@@ -16,6 +16,7 @@ import dev.outbox.spi.RecordStatistics;
 import dev.outbox.spi.RecordStore;
 import java.time.Clock;
 import javax.sql.DataSource;
+import org.jspecify.annotations.Nullable;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
@@ -115,13 +116,27 @@ public class OutboxStoreAutoConfiguration {
     OutboxMonitor outboxMonitor(RecordStore store, JdbcOutboxStores stores, ObjectProvider<ClusterCoordinator> cluster,
             InstanceStore instances, PartitionStore partitions, ObjectProvider<OutboxHandlers> handlers, Clock clock,
             OutboxProperties properties) {
-        OutboxMonitor.Builder monitor = OutboxMonitor.builder()
-                .statistics(storeSide(RecordStatistics.class, store, stores)).clock(clock)
+        return monitor(storeSide(RecordStatistics.class, store, stores), handlers.getIfAvailable(),
+                cluster.getIfAvailable(), instances, partitions, clock, properties);
+    }
+
+    /**
+     * The monitor of one outbox; {@code cluster} is null where it processes nothing in the background, and
+     * {@code handlers} null where it has none.
+     */
+    static OutboxMonitor monitor(RecordStatistics statistics, @Nullable OutboxHandlers handlers,
+            @Nullable ClusterCoordinator cluster, InstanceStore instances, PartitionStore partitions, Clock clock,
+            OutboxProperties properties) {
+        OutboxMonitor.Builder monitor = OutboxMonitor.builder().statistics(statistics).clock(clock)
                 .refreshInterval(properties.metrics().refreshInterval())
                 .ownership(OwnedPartitions::none);
-        handlers.ifAvailable(available -> monitor.capabilities(available.capabilities()));
-        cluster.ifAvailable(coordinator -> monitor.ownership(coordinator)
-                .instances(instances, properties.instance().timings().staleTimeout()).partitions(partitions));
+        if (handlers != null) {
+            monitor.capabilities(handlers.capabilities());
+        }
+        if (cluster != null) {
+            monitor.ownership(cluster).instances(instances, properties.instance().timings().staleTimeout())
+                    .partitions(partitions);
+        }
         return monitor.build();
     }
 

@@ -13,6 +13,7 @@ import dev.outbox.spi.OutboxObservation;
 import dev.outbox.spi.RecordContext;
 import jakarta.persistence.EntityManagerFactory;
 import java.time.Clock;
+import java.util.List;
 import javax.sql.DataSource;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
@@ -44,8 +45,7 @@ public class OutboxWriteAutoConfiguration {
     @ConditionalOnMissingBean
     Outbox outbox(OutboxRecordRepository repository, PayloadSerializer serializer, Clock clock,
             OutboxProperties properties) {
-        return Outbox.builder().repository(repository).serializer(serializer).clock(clock)
-                .maxPayloadBytes(properties.maxPayloadBytes()).build();
+        return writer(repository, serializer, clock, properties);
     }
 
     /**
@@ -55,8 +55,19 @@ public class OutboxWriteAutoConfiguration {
      */
     private static OutboxRecordRepository fannedOut(OutboxRecordRepository repository, OutboxHandlers handlers,
             ObjectProvider<RecordContext> contexts, OutboxProperties properties) {
-        return RecordContexts.capturing(handlers.fanningOut(repository),
-                properties.context().with(contexts.orderedStream().toList()));
+        return fannedOut(repository, handlers, contexts.orderedStream().toList(), properties);
+    }
+
+    static OutboxRecordRepository fannedOut(OutboxRecordRepository repository, OutboxHandlers handlers,
+            List<RecordContext> contexts, OutboxProperties properties) {
+        return RecordContexts.capturing(handlers.fanningOut(repository), properties.context().with(contexts));
+    }
+
+    /** The writer of one outbox: events serialized into records saved through {@code repository}. */
+    static Outbox writer(OutboxRecordRepository repository, PayloadSerializer serializer, Clock clock,
+            OutboxProperties properties) {
+        return Outbox.builder().repository(repository).serializer(serializer).clock(clock)
+                .maxPayloadBytes(properties.maxPayloadBytes()).build();
     }
 
     /** On JPA: on the connection of the entity manager's transaction (the outbox maps no entity). */

@@ -10,6 +10,8 @@ import dev.outbox.processing.HandlerRoutes;
 import dev.outbox.publish.PublisherRegistration;
 import dev.outbox.spi.InstanceCapabilities;
 import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Collections;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -47,12 +49,14 @@ public final class OutboxHandlers implements HandlerRoutes {
     private final Map<String, List<String>> idsByEventType;
     /** Publishers of every event type, subscribed to each after its own subscribers. */
     private final List<String> publishersOfAll;
+    private final @Nullable OutboxRecordProcessor recordProcessor;
     private final @Nullable HandlerRoute recordProcessorRoute;
     private final @Nullable PayloadDeserializer deserializer;
 
     private OutboxHandlers(Builder builder) {
-        this.byId = Map.copyOf(builder.byId);
-        this.publishersById = Map.copyOf(builder.publishersById);
+        // in registration order, which narrowing keeps (see only)
+        this.byId = Collections.unmodifiableMap(new LinkedHashMap<>(builder.byId));
+        this.publishersById = Collections.unmodifiableMap(new LinkedHashMap<>(builder.publishersById));
         this.deserializer = builder.deserializer;
         Map<String, List<String>> subscribers = new LinkedHashMap<>();
         Map<String, HandlerRoute> routes = new HashMap<>();
@@ -76,6 +80,7 @@ public final class OutboxHandlers implements HandlerRoutes {
         this.idsByEventType = Map.copyOf(subscribers);
         this.publishersOfAll = List.copyOf(publishersOfAll);
         this.routesById = Map.copyOf(routes);
+        this.recordProcessor = builder.recordProcessor;
         this.recordProcessorRoute = builder.recordProcessor == null ? null : HandlerRoute.to(builder.recordProcessor);
     }
 
@@ -101,6 +106,29 @@ public final class OutboxHandlers implements HandlerRoutes {
     /** The ids of the handlers and publishers. */
     public Set<String> handlerIds() {
         return routesById.keySet();
+    }
+
+    /**
+     * These handlers narrowed to the handlers and publishers {@code handlerIds} names, with the same record processor
+     * and deserializer: an outbox that takes only some of an application's handlers.
+     *
+     * @throws IllegalArgumentException naming the ids that are neither a handler nor a publisher here
+     */
+    public OutboxHandlers only(Collection<String> handlerIds) {
+        Set<String> unknown = new TreeSet<>(handlerIds);
+        unknown.removeAll(routesById.keySet());
+        if (!unknown.isEmpty()) {
+            throw new IllegalArgumentException("no handler or publisher has the id(s) " + unknown + "; the ids are "
+                    + new TreeSet<>(routesById.keySet()));
+        }
+        Builder narrowed = builder().recordProcessor(recordProcessor);
+        if (deserializer != null) {
+            narrowed.deserializer(deserializer);
+        }
+        byId.values().stream().filter(handler -> handlerIds.contains(handler.getId())).forEach(narrowed::handler);
+        publishersById.values().stream().filter(publisher -> handlerIds.contains(publisher.getId()))
+                .forEach(narrowed::publisher);
+        return narrowed.build();
     }
 
     /** The registered publishers by id. */

@@ -7,9 +7,11 @@ import dev.outbox.Outbox;
 import dev.outbox.OutboxRecord;
 import dev.outbox.OutboxRecordRepository;
 import dev.outbox.OutboxRecordStatus;
+import dev.outbox.OutboxRecordProcessor;
 import dev.outbox.PayloadDeserializer;
 import dev.outbox.processing.OutboxProcessor;
 import dev.outbox.processing.ProcessingOptions;
+import dev.outbox.publish.PublisherRegistration;
 import dev.outbox.retry.OutboxRetryPolicy;
 import dev.outbox.spi.InstanceCapabilities;
 import dev.outbox.testing.InMemoryRecordStore;
@@ -17,6 +19,7 @@ import dev.outbox.testing.MutableClock;
 import java.time.Duration;
 import java.util.List;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
@@ -72,6 +75,37 @@ class OutboxHandlersTest {
         assertThat(rows.get(1).getPayload()).isEqualTo("{1}");
         assertThat(rows.get(1).getCreatedAt()).isEqualTo(given.getCreatedAt());
         assertThat(handlers.handlerIdsFor("OrderPlaced")).containsExactly("mailer", "ledger");
+    }
+
+    @Test
+    void narrowedHandlersAddressRecordsOnlyToTheHandlersAndPublishersKeptInTheirOrder() {
+        OutboxRecordProcessor processor = record -> calls.add("processor:" + record.getPayload());
+        OutboxHandlers all = OutboxHandlers.builder().deserializer(READER).recordProcessor(processor)
+                .handler(recording("mailer")).handler(recording("ledger")).handler(recording("audit"))
+                .publisher(PublisherRegistration.of("kafka", record -> CompletableFuture.completedFuture(null))).build();
+
+        OutboxHandlers narrowed = all.only(List.of("audit", "kafka", "mailer"));
+
+        assertThat(narrowed.handlerIds()).containsExactlyInAnyOrder("mailer", "audit", "kafka");
+        assertThat(narrowed.handlerIdsFor("OrderPlaced")).containsExactly("mailer", "audit", "kafka");
+        assertThat(narrowed.capabilities().recordProcessor()).isTrue();
+        OutboxRecordRepository repository = narrowed.fanningOut(store);
+        repository.save(record("A", "{1}"));
+        assertThat(store.all()).extracting(OutboxRecord::getHandlerId).containsExactly("mailer", "audit", "kafka");
+        assertThat(narrowed.routeFor(only("mailer")).notDeployed()).isNull();
+        OutboxRecord toLedger = record("B", "{2}").withHandlerId("ledger");
+        assertThat(all.routeFor(toLedger).notDeployed()).isNull();
+        assertThat(narrowed.routeFor(toLedger).notDeployed()).contains("handler 'ledger'");
+        assertThat(all.only(List.of()).handlerIds()).isEmpty();
+    }
+
+    @Test
+    void narrowingToAnIdThatIsNeitherAHandlerNorAPublisherNamesIt() {
+        OutboxHandlers all = OutboxHandlers.builder().deserializer(READER).handler(recording("mailer")).build();
+
+        assertThatThrownBy(() -> all.only(List.of("mailer", "ledgr")))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("no handler or publisher has the id(s) [ledgr]; the ids are [mailer]");
     }
 
     @Test

@@ -5,6 +5,8 @@ import dev.outbox.publish.PublishException;
 import dev.outbox.spi.OutboxListener;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Tag;
+import io.micrometer.core.instrument.Tags;
 import io.micrometer.core.instrument.Timer;
 import java.time.Clock;
 import java.time.Duration;
@@ -50,6 +52,7 @@ public final class MicrometerOutboxListener implements OutboxListener {
     static final String NO_HANDLER = "none";
 
     private final MeterRegistry registry;
+    private final Tags tags;
     private final Clock clock;
     private final int maxEventTypes;
     private final Map<TagValues, Outcomes> byEventType = new ConcurrentHashMap<>();
@@ -69,7 +72,17 @@ public final class MicrometerOutboxListener implements OutboxListener {
      * @param maxEventTypes distinct {@code event_type} tag values before {@code other}; at least 1
      */
     public MicrometerOutboxListener(MeterRegistry registry, Clock clock, int maxEventTypes) {
+        this(registry, clock, maxEventTypes, Tags.empty());
+    }
+
+    /**
+     * @param clock the clock records are created with, for the lag
+     * @param maxEventTypes distinct {@code event_type} tag values before {@code other}; at least 1
+     * @param tags put on every meter, such as the outbox's name when an application has several
+     */
+    public MicrometerOutboxListener(MeterRegistry registry, Clock clock, int maxEventTypes, Iterable<Tag> tags) {
         this.registry = Objects.requireNonNull(registry, "registry");
+        this.tags = Tags.of(Objects.requireNonNull(tags, "tags"));
         this.clock = Objects.requireNonNull(clock, "clock");
         if (maxEventTypes < 1) {
             throw new IllegalArgumentException("maxEventTypes must be at least 1 but was " + maxEventTypes);
@@ -77,16 +90,17 @@ public final class MicrometerOutboxListener implements OutboxListener {
         this.maxEventTypes = maxEventTypes;
         this.rejected = Counter.builder("outbox.records.rejected")
                 .description("Outcomes not stored because the partition changed owner or the record changed")
-                .register(registry);
+                .tags(tags).register(registry);
         this.successTime = handlerTimer("success");
         this.failureTime = handlerTimer("failure");
         this.lag = Timer.builder("outbox.records.lag").description("From record creation to stored completion")
-                .publishPercentileHistogram().register(registry);
+                .publishPercentileHistogram().tags(tags).register(registry);
     }
 
     private Timer handlerTimer(String outcome) {
         return Timer.builder("outbox.processing.time").tag("outcome", outcome)
-                .description("Time spent in record handlers").publishPercentileHistogram().register(registry);
+                .description("Time spent in record handlers").publishPercentileHistogram().tags(tags)
+                .register(registry);
     }
 
     @Override
@@ -135,7 +149,7 @@ public final class MicrometerOutboxListener implements OutboxListener {
         String publisher = publisherId(record);
         publishFailures.computeIfAbsent(List.of(publisher, cause), key -> Counter.builder("outbox.publisher.failed")
                 .description("Failed attempts to publish, by cause").tag("publisher", publisher).tag("cause", cause)
-                .register(registry)).increment();
+                .tags(tags).register(registry)).increment();
     }
 
     private PublisherMeters publisher(OutboxRecord record) {
@@ -143,7 +157,7 @@ public final class MicrometerOutboxListener implements OutboxListener {
                 publisherCounter("outbox.publisher.published", "Records the broker acknowledged", publisher),
                 Timer.builder("outbox.publisher.latency").tag("publisher", publisher)
                         .description("From the send to the broker's acknowledgement").publishPercentileHistogram()
-                        .register(registry),
+                        .tags(tags).register(registry),
                 publisherCounter("outbox.publisher.redeliveries", "Records acknowledged after an earlier attempt",
                         publisher),
                 publisherCounter("outbox.publisher.duplicates", "Records the broker dropped as duplicates",
@@ -151,7 +165,7 @@ public final class MicrometerOutboxListener implements OutboxListener {
     }
 
     private Counter publisherCounter(String name, String description, String publisher) {
-        return Counter.builder(name).description(description).tag("publisher", publisher).register(registry);
+        return Counter.builder(name).description(description).tag("publisher", publisher).tags(tags).register(registry);
     }
 
     private static String publisherId(OutboxRecord record) {
@@ -180,9 +194,9 @@ public final class MicrometerOutboxListener implements OutboxListener {
                 counter("outbox.records.failed", "Outbox records that became FAILED", tags));
     }
 
-    private Counter counter(String name, String description, TagValues tags) {
-        return Counter.builder(name).description(description).tag("event_type", tags.eventType())
-                .tag("handler", tags.handler()).register(registry);
+    private Counter counter(String name, String description, TagValues values) {
+        return Counter.builder(name).description(description).tag("event_type", values.eventType())
+                .tag("handler", values.handler()).tags(tags).register(registry);
     }
 
     private record TagValues(String eventType, String handler) {

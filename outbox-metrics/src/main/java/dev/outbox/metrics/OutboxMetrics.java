@@ -6,6 +6,8 @@ import dev.outbox.monitoring.OutboxSnapshot;
 import dev.outbox.partition.PartitionHasher;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Tag;
+import io.micrometer.core.instrument.Tags;
 import io.micrometer.core.instrument.binder.MeterBinder;
 import java.util.Locale;
 import java.util.Objects;
@@ -31,13 +33,23 @@ public final class OutboxMetrics implements MeterBinder {
 
     private final OutboxMonitor monitor;
     private final boolean perPartitionGauges;
+    private final Tags tags;
 
     /**
      * @param perPartitionGauges whether to register the 256 {@code outbox.partition.pending} series
      */
     public OutboxMetrics(OutboxMonitor monitor, boolean perPartitionGauges) {
+        this(monitor, perPartitionGauges, Tags.empty());
+    }
+
+    /**
+     * @param perPartitionGauges whether to register the 256 {@code outbox.partition.pending} series
+     * @param tags put on every gauge, such as the outbox's name when an application has several
+     */
+    public OutboxMetrics(OutboxMonitor monitor, boolean perPartitionGauges, Iterable<Tag> tags) {
         this.monitor = Objects.requireNonNull(monitor, "monitor");
         this.perPartitionGauges = perPartitionGauges;
+        this.tags = Tags.of(Objects.requireNonNull(tags, "tags"));
     }
 
     @Override
@@ -82,7 +94,8 @@ public final class OutboxMetrics implements MeterBinder {
             ToDoubleFunction<OutboxSnapshot> value) {
         // Held strongly: Micrometer keeps a gauge's object weakly, and a monitor nothing else holds (an application
         // without Spring, say) would be collected and every gauge read NaN from then on.
-        return Gauge.builder(name, monitor, m -> read(m, value)).description(description).strongReference(true);
+        return Gauge.builder(name, monitor, m -> read(m, value)).description(description).tags(tags)
+                .strongReference(true);
     }
 
     private static double read(OutboxMonitor monitor, ToDoubleFunction<OutboxSnapshot> value) {

@@ -7,6 +7,7 @@ import dev.outbox.OutboxRecord;
 import dev.outbox.publish.PublishException;
 import dev.outbox.publish.PublishException.Reason;
 import dev.outbox.testing.MutableClock;
+import io.micrometer.core.instrument.Tags;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
@@ -74,6 +75,26 @@ class MicrometerOutboxListenerTest {
         assertThat(registry.find("outbox.records.processed").counters()).extracting(c -> c.getId().getTag("event_type"))
                 .containsExactlyInAnyOrder("Type0", "Type1", "Type2", "other");
         assertThat(count("outbox.records.processed", "other")).isEqualTo(7.0);
+    }
+
+    @Test
+    void twoOutboxesCountIntoSeriesOfTheirOwnUnderTheirTag() {
+        SimpleMeterRegistry registry = new SimpleMeterRegistry(); // without the untagged listener's meters
+        MicrometerOutboxListener orders = new MicrometerOutboxListener(registry, clock, 3, Tags.of("outbox", "orders"));
+        MicrometerOutboxListener billing = new MicrometerOutboxListener(registry, clock, 3,
+                Tags.of("outbox", "billing"));
+        orders.onCompleted(record("OrderPlaced"), Duration.ZERO);
+        orders.onCompleted(record("OrderPlaced"), Duration.ZERO);
+        billing.onCompleted(record("OrderPlaced"), Duration.ZERO);
+        orders.onPublished(record("OrderPlaced").withHandlerId("kafka"), Duration.ZERO, false);
+
+        assertThat(registry.get("outbox.records.processed").tag("outbox", "orders").counter().count()).isEqualTo(2.0);
+        assertThat(registry.get("outbox.records.processed").tag("outbox", "billing").counter().count())
+                .isEqualTo(1.0);
+        assertThat(registry.get("outbox.publisher.published").tag("outbox", "orders").counter().count())
+                .isEqualTo(1.0);
+        assertThat(registry.getMeters()).allSatisfy(meter -> assertThat(meter.getId().getTag("outbox"))
+                .as(meter.getId().toString()).isIn("orders", "billing"));
     }
 
     @Test

@@ -15,6 +15,7 @@ import dev.outbox.testing.InMemoryRecordStore;
 import dev.outbox.testing.MutableClock;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.Meter;
+import io.micrometer.core.instrument.Tags;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Duration;
 import java.util.Set;
@@ -99,6 +100,16 @@ class OutboxMetricsTest {
 
         assertThat(gauge("outbox.records.deferred")).as("v1 lacks mailer and audit").isEqualTo(3.0);
         assertThat(gauge("outbox.records.deferred.unhandled")).as("nobody has audit").isEqualTo(1.0);
+    }
+
+    @Test
+    void everyGaugeCarriesTheTagsGiven() {
+        OutboxMonitor monitor = OutboxMonitor.builder().statistics(statistics).ownership(OwnedPartitions::all)
+                .clock(clock).build();
+        new OutboxMetrics(monitor, true, Tags.of("outbox", "orders")).bindTo(registry);
+
+        assertThat(registry.getMeters()).hasSizeGreaterThan(256)
+                .allSatisfy(meter -> assertThat(meter.getId().getTag("outbox")).isEqualTo("orders"));
     }
 
     @Test

@@ -1,0 +1,207 @@
+package dev.outbox.boot;
+
+import dev.outbox.Outbox;
+import dev.outbox.OutboxRecordRepository;
+import dev.outbox.PayloadSerializer;
+import dev.outbox.admin.OutboxAdmin;
+import dev.outbox.cluster.ClusterCoordinator;
+import dev.outbox.handler.OutboxHandlers;
+import dev.outbox.jpa.JdbcOutboxRecordRepository;
+import dev.outbox.jpa.JdbcOutboxStores;
+import dev.outbox.jpa.OutboxSchemaInitializer;
+import dev.outbox.jpa.dialect.DatabaseDialect;
+import dev.outbox.jpa.dialect.OutboxTables;
+import dev.outbox.jpa.dialect.SqlStatements;
+import dev.outbox.monitoring.OutboxMonitor;
+import dev.outbox.node.LocalWakeUps;
+import dev.outbox.node.OutboxNode;
+import dev.outbox.spi.OutboxListener;
+import dev.outbox.spi.OutboxObservation;
+import dev.outbox.spi.PartitionListener;
+import dev.outbox.spi.RecordContext;
+import java.time.Clock;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Objects;
+import javax.sql.DataSource;
+import org.jspecify.annotations.Nullable;
+import org.springframework.beans.factory.ListableBeanFactory;
+import org.springframework.beans.factory.NoSuchBeanDefinitionException;
+import org.springframework.core.env.Environment;
+import org.springframework.jdbc.datasource.DataSourceTransactionManager;
+import org.springframework.transaction.PlatformTransactionManager;
+
+/**
+ * Makes the outboxes of {@code outbox.outboxes.<name>} from their settings and what the application shares among its
+ * outboxes (handlers, serializer, listeners, clock, identity): per outbox the same parts as the default outbox's beans,
+ * on its own DataSource and tables.
+ */
+final class NamedOutboxFactory {
+
+    private final ListableBeanFactory beans;
+    private final OutboxProperties properties;
+    private final OutboxHandlers handlers;
+    private final OutboxHandlerBeans handlerBeans;
+    private final PayloadSerializer serializer;
+    private final List<OutboxListener> listeners;
+    private final List<PartitionListener> partitionListeners;
+    private final OutboxObservation observation;
+    private final List<RecordContext> contexts;
+    private final @Nullable OutboxMeters meters;
+    private final OutboxInstanceIdentity identity;
+    private final Clock clock;
+    private final Environment environment;
+
+    NamedOutboxFactory(ListableBeanFactory beans, OutboxProperties properties, OutboxHandlers handlers,
+            OutboxHandlerBeans handlerBeans, PayloadSerializer serializer, List<OutboxListener> listeners,
+            List<PartitionListener> partitionListeners, OutboxObservation observation, List<RecordContext> contexts,
+            @Nullable OutboxMeters meters, OutboxInstanceIdentity identity, Clock clock, Environment environment) {
+        this.beans = beans;
+        this.properties = properties;
+        this.handlers = handlers;
+        this.handlerBeans = handlerBeans;
+        this.serializer = serializer;
+        // the default outbox's meters are its own; each outbox gets its own below
+        this.listeners = listeners.stream().filter(listener -> meters == null || !meters.isMeterListener(listener))
+                .toList();
+        this.partitionListeners = partitionListeners.stream()
+                .filter(listener -> meters == null || !meters.isMeterListener(listener)).toList();
+        this.observation = observation;
+        this.contexts = contexts;
+        this.meters = meters;
+        this.identity = identity;
+        this.clock = clock;
+        this.environment = environment;
+    }
+
+    /**
+     * The outboxes of {@code outbox.outboxes}, made in order; none shares its tables with another or with the default
+     * outbox ({@code defaultDataSource}). When one cannot be made, those made before it are closed.
+     */
+    NamedOutboxes create(@Nullable DataSource defaultDataSource) {
+        List<NamedOutbox> made = new ArrayList<>();
+        List<Tables> taken = new ArrayList<>();
+        if (defaultDataSource != null) {
+            taken.add(new Tables("the default outbox (outbox.*)", defaultDataSource, properties.tables()));
+        }
+        try {
+            properties.outboxes().forEach((name, settings) -> {
+                DataSource dataSource = dataSource(name, settings);
+                Tables tables = new Tables("outbox.outboxes." + name, dataSource, settings.tables(name));
+                taken.stream().filter(tables::clashesWith).findFirst().ifPresent(other -> {
+                    throw new IllegalArgumentException("outbox.outboxes." + name + " uses the tables of " + other.owner()
+                            + ": " + tables.tables() + " on the same DataSource; give it another table-prefix or "
+                            + "schema");
+                });
+                taken.add(tables);
+                made.add(create(name, settings, dataSource));
+            });
+        } catch (RuntimeException e) {
+            made.forEach(outbox -> {
+                try {
+                    outbox.close();
+                } catch (RuntimeException closing) {
+                    e.addSuppressed(closing);
+                }
+            });
+            throw e;
+        }
+        return new NamedOutboxes(made);
+    }
+
+    private NamedOutbox create(String name, OutboxProperties.Named settings, DataSource dataSource) {
+        OutboxTables tables = settings.tables(name);
+        OutboxHandlers outboxHandlers = handlers(name, settings);
+        PlatformTransactionManager transactionManager = transactionManager(name, settings, dataSource);
+        if (settings.schemaInitialization().enabled()) {
+            OutboxSchemaInitializer.apply(dataSource, tables);
+        }
+        SqlStatements sql = DatabaseDialect.detect(dataSource, tables);
+        JdbcOutboxStores stores = JdbcOutboxStores.create(dataSource, sql, settings.listenNotify());
+        try {
+            LocalWakeUps wakeUps = new LocalWakeUps();
+            OutboxRecordRepository repository = OutboxWriteAutoConfiguration.fannedOut(
+                    new JdbcOutboxRecordRepository(dataSource, transactionManager, sql, properties.maxPayloadBytes(),
+                            stores.commitHooks(wakeUps), observation), outboxHandlers, contexts, properties);
+            Outbox outbox = OutboxWriteAutoConfiguration.writer(repository, serializer, clock, properties);
+            OutboxNode node = processes(outboxHandlers) ? node(name, stores, wakeUps, outboxHandlers) : null;
+            ClusterCoordinator cluster = node == null ? null : node.coordinator().orElseThrow();
+            OutboxMonitor monitor = OutboxStoreAutoConfiguration.monitor(stores.records(), outboxHandlers, cluster,
+                    stores.instances(), stores.partitions(), clock, properties);
+            if (meters != null) {
+                meters.bindGauges(name, monitor);
+            }
+            OutboxAdmin admin = OutboxAdmin.builder().store(stores.records()).clock(clock)
+                    .afterChange(wakeUps::recordsDue).build();
+            return new NamedOutbox(name, outbox, repository, monitor, admin, stores, node);
+        } catch (RuntimeException e) {
+            stores.close();
+            throw e;
+        }
+    }
+
+    /** As for the default outbox: in the background, when processing is on and there is something to process with. */
+    private boolean processes(OutboxHandlers outboxHandlers) {
+        return properties.processing().enabled()
+                && (!outboxHandlers.handlerIds().isEmpty() || outboxHandlers.capabilities().recordProcessor());
+    }
+
+    private OutboxNode node(String name, JdbcOutboxStores stores, LocalWakeUps wakeUps, OutboxHandlers outboxHandlers) {
+        List<OutboxListener> outboxListeners = new ArrayList<>(listeners);
+        List<PartitionListener> outboxPartitionListeners = new ArrayList<>(partitionListeners);
+        if (meters != null) {
+            outboxListeners.add(meters.listener(name));
+            outboxPartitionListeners.add(meters.partitionListener(name));
+        }
+        return OutboxProcessingAutoConfiguration.node(
+                OutboxProcessingAutoConfiguration.processor(stores.records(), outboxHandlers, handlerBeans,
+                        outboxListeners, observation, contexts, clock, properties, environment),
+                stores, stores.records(), stores.instances(), stores.partitions(), wakeUps, identity, outboxHandlers,
+                PartitionListener.composite(outboxPartitionListeners), clock, properties);
+    }
+
+    private OutboxHandlers handlers(String name, OutboxProperties.Named settings) {
+        if (settings.handlers().isEmpty()) {
+            return handlers;
+        }
+        try {
+            return handlers.only(settings.handlers());
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException("outbox.outboxes." + name + ".handlers: " + e.getMessage(), e);
+        }
+    }
+
+    private DataSource dataSource(String name, OutboxProperties.Named settings) {
+        String bean = Objects.requireNonNull(settings.dataSource());
+        try {
+            return beans.getBean(bean, DataSource.class);
+        } catch (NoSuchBeanDefinitionException e) {
+            throw new IllegalArgumentException("outbox.outboxes." + name + ".data-source is '" + bean + "', which is "
+                    + "no DataSource bean; the DataSource beans are "
+                    + Arrays.toString(beans.getBeanNamesForType(DataSource.class)), e);
+        }
+    }
+
+    private PlatformTransactionManager transactionManager(String name, OutboxProperties.Named settings,
+            DataSource dataSource) {
+        String bean = settings.transactionManager();
+        if (bean == null || bean.isBlank()) {
+            return new DataSourceTransactionManager(dataSource);
+        }
+        try {
+            return beans.getBean(bean, PlatformTransactionManager.class);
+        } catch (NoSuchBeanDefinitionException e) {
+            throw new IllegalArgumentException("outbox.outboxes." + name + ".transaction-manager is '" + bean
+                    + "', which is no PlatformTransactionManager bean; those beans are "
+                    + Arrays.toString(beans.getBeanNamesForType(PlatformTransactionManager.class)), e);
+        }
+    }
+
+    /** The tables an outbox takes: two outboxes on one DataSource need different ones. */
+    private record Tables(String owner, DataSource dataSource, OutboxTables tables) {
+        boolean clashesWith(Tables other) {
+            return dataSource == other.dataSource && tables.equals(other.tables);
+        }
+    }
+}
