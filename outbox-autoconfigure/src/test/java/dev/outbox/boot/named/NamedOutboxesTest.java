@@ -16,8 +16,10 @@ import dev.outbox.boot.actuate.NamedOutboxesEndpoint;
 import dev.outbox.boot.actuate.OutboxActuatorAutoConfiguration;
 import dev.outbox.boot.actuate.OutboxEndpoint.OutboxReport;
 import dev.outbox.handler.HandlerRegistration;
+import dev.outbox.jpa.testing.ReadmeSnippets;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -36,8 +38,10 @@ import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.jdbc.core.simple.JdbcClient;
 import org.springframework.jdbc.datasource.DriverManagerDataSource;
 import org.springframework.jdbc.support.JdbcTransactionManager;
+import org.springframework.transaction.annotation.Transactional;
 import org.springframework.transaction.support.TransactionTemplate;
 
 /**
@@ -49,6 +53,9 @@ import org.springframework.transaction.support.TransactionTemplate;
 class NamedOutboxesTest {
 
     private static final Duration PATIENCE = Duration.ofSeconds(60);
+    /** The README's "Several databases" properties, run as written. */
+    private static final List<String> README_PROPERTIES =
+            ReadmeSnippets.propertiesBlockSetting("outbox.outboxes.billing.data-source");
 
     private final String run = UUID.randomUUID().toString();
 
@@ -57,6 +64,7 @@ class NamedOutboxesTest {
                     org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration.class,
                     org.springframework.boot.jdbc.autoconfigure.DataSourceTransactionManagerAutoConfiguration.class,
                     org.springframework.boot.jackson.autoconfigure.JacksonAutoConfiguration.class,
+                    org.springframework.boot.transaction.autoconfigure.TransactionAutoConfiguration.class,
                     OutboxStoreAutoConfiguration.class,
                     OutboxHandlersAutoConfiguration.class,
                     OutboxWriteAutoConfiguration.class,
@@ -64,7 +72,7 @@ class NamedOutboxesTest {
                     OutboxMetricsAutoConfiguration.class,
                     NamedOutboxesAutoConfiguration.class,
                     OutboxActuatorAutoConfiguration.class))
-            .withUserConfiguration(TwoMoreDatabases.class)
+            .withUserConfiguration(TwoMoreDatabases.class, Billing.class)
             .withPropertyValues(
                     "spring.datasource.url=" + url("main"),
                     "test.run=" + run,
@@ -72,16 +80,10 @@ class NamedOutboxesTest {
                     "outbox.instance.heartbeat-interval-seconds=1",
                     "outbox.instance.stale-instance-timeout-seconds=5",
                     "outbox.instance.new-instance-detection-interval-seconds=1",
-                    "outbox.poll-interval=100ms",
                     "outbox.metrics.refresh-interval=100ms",
                     "outbox.schema-initialization.enabled=true",
-                    "outbox.outboxes.billing.data-source=billingDataSource",
-                    "outbox.outboxes.billing.transaction-manager=billingTransactions",
-                    "outbox.outboxes.billing.schema-initialization.enabled=true",
-                    "outbox.outboxes.ledger.data-source=ledgerDataSource",
-                    "outbox.outboxes.ledger.table-prefix=ledger_outbox_",
-                    "outbox.outboxes.ledger.handlers=accountant",
-                    "outbox.outboxes.ledger.schema-initialization.enabled=true");
+                    "outbox.poll-interval=100ms")
+            .withPropertyValues(README_PROPERTIES.toArray(String[]::new));
 
     private String url(String database) {
         return "jdbc:h2:mem:" + database + "_" + run + ";DB_CLOSE_DELAY=-1";
@@ -108,6 +110,21 @@ class NamedOutboxesTest {
                     + "WHERE LOWER(table_name) = 'outbox_record'", Integer.class))
                     .as("the ledger outbox's tables are prefixed ledger_outbox_").isZero();
         });
+    }
+
+    @Test
+    void theReadmesServiceWritesTheInvoiceAndItsRecordInOneTransactionOfTheBillingDatabase() {
+        runner.run(context -> {
+            TwoMoreDatabases databases = context.getBean(TwoMoreDatabases.class);
+
+            context.getBean(Billing.class).issue("i-9");
+
+            assertThat(aggregates(databases.billing, "outbox_record")).containsOnly("i-9");
+            assertThat(databases.billing.queryForList("SELECT id FROM invoice", String.class)).containsOnly("i-9");
+            assertThat(aggregates(mainDatabase(context), "outbox_record")).isEmpty();
+        });
+        ReadmeSnippets.assertInReadme(Path.of("src/test/java/dev/outbox/boot/named/NamedOutboxesTest.java"),
+                "several outboxes");
     }
 
     @Test
@@ -278,6 +295,25 @@ class NamedOutboxesTest {
 
     record InvoiceIssued(String invoiceId) {
     }
+
+    // README: several outboxes
+    static class Billing {
+
+        private final JdbcClient billing;
+        private final NamedOutboxes outboxes;
+
+        Billing(@Qualifier("billingDataSource") DataSource billing, NamedOutboxes outboxes) {
+            this.billing = JdbcClient.create(billing);
+            this.outboxes = outboxes;
+        }
+
+        @Transactional("billingTransactions")
+        public void issue(String invoiceId) {
+            billing.sql("INSERT INTO invoice (id) VALUES (?)").param(invoiceId).update();
+            outboxes.outbox("billing").schedule(new InvoiceIssued(invoiceId), invoiceId);
+        }
+    }
+    // README: end
 
     /** Handler calls, as {@code handler:aggregate}. */
     static final class Calls {

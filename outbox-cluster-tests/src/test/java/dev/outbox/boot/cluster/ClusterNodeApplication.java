@@ -1,5 +1,6 @@
 package dev.outbox.boot.cluster;
 
+import com.zaxxer.hikari.HikariDataSource;
 import dev.outbox.handler.HandlerRegistration;
 import dev.outbox.jpa.dialect.SqlStatements;
 import java.time.Clock;
@@ -72,6 +73,41 @@ public class ClusterNodeApplication {
                 for (String id : ids) {
                     registry.registerBeanDefinition("clusterHandler-" + id, new RootBeanDefinition(
                             HandlerRegistration.class, () -> typedHandler(id, beans.getBean(HandledRecordWriter.class))));
+                }
+            }
+
+            @Override
+            public void postProcessBeanFactory(ConfigurableListableBeanFactory beanFactory) {
+            }
+        };
+    }
+
+    /**
+     * {@code cluster.data-sources} (default none): names of further DataSource beans, each connected by
+     * {@code cluster.data-source.<name>.url}, {@code .username} and {@code .password}, for the outboxes of
+     * {@code outbox.outboxes}. As Spring Boot documents for further DataSources, they are no default candidates, so the
+     * main one stays auto-configured.
+     */
+    @Bean
+    static BeanDefinitionRegistryPostProcessor clusterDataSources(Environment environment) {
+        String[] names = environment.getProperty("cluster.data-sources", String[].class, new String[0]);
+        return new BeanDefinitionRegistryPostProcessor() {
+            @Override
+            public void postProcessBeanDefinitionRegistry(BeanDefinitionRegistry registry) {
+                for (String name : names) {
+                    String prefix = "cluster.data-source." + name + ".";
+                    RootBeanDefinition definition = new RootBeanDefinition(HikariDataSource.class, () -> {
+                        HikariDataSource pool = new HikariDataSource();
+                        pool.setPoolName(name);
+                        pool.setJdbcUrl(environment.getRequiredProperty(prefix + "url"));
+                        pool.setUsername(environment.getRequiredProperty(prefix + "username"));
+                        pool.setPassword(environment.getProperty(prefix + "password", ""));
+                        pool.setMaximumPoolSize(4);
+                        return pool;
+                    });
+                    definition.setDefaultCandidate(false);
+                    definition.setDestroyMethodName("close");
+                    registry.registerBeanDefinition(name, definition);
                 }
             }
 
