@@ -129,9 +129,13 @@ class GrafanaDashboardTest {
         });
     }
 
-    /** Grafana's variables as the dashboard would send them: every instance, a rate window of several scrapes. */
+    /**
+     * Grafana's variables as the dashboard would send them: every instance, the example's one outbox (tagged
+     * {@code outbox=default}), a rate window of several scrapes.
+     */
     private static String substitute(String expression) {
-        return expression.replace("$__rate_interval", "15s").replace("$instance", ".*");
+        return expression.replace("$__rate_interval", "15s").replace("$instance", ".*")
+                .replace("$outbox", "default");
     }
 
     /** Null when the expression returned at least one series, else what went wrong. */
