@@ -470,7 +470,7 @@ class OutboxAutoConfigurationTest {
                     "\"outbox.processing.stop-on-first-failure\"", "\"outbox.retry.max-retries\"",
                     "\"outbox.retry.exponential.initial-delay\"", "\"outbox.schema-initialization.enabled\"",
                     "\"outbox.instance.graceful-shutdown-timeout-seconds\"", "\"outbox.schema\"",
-                    "\"outbox.table-prefix\"",
+                    "\"outbox.table-prefix\"", "\"outbox.outboxes\"",
                     "\"outbox.processing.max-deferral\"", "\"outbox.instance.version\"",
                     "means at most four attempts");
         }
