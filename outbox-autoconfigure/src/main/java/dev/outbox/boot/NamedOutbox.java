@@ -27,9 +27,15 @@ public final class NamedOutbox {
     private final OutboxAdmin admin;
     private final JdbcOutboxStores stores;
     private final @Nullable OutboxNode node;
+    private final @Nullable OutboxProcessor onDemand;
 
+    /**
+     * @param node processes in the background, when {@code outbox.processing.enabled}
+     * @param onDemand processes when called, when not
+     */
     NamedOutbox(String name, Outbox outbox, OutboxRecordRepository repository, OutboxMonitor monitor,
-            OutboxAdmin admin, JdbcOutboxStores stores, @Nullable OutboxNode node) {
+            OutboxAdmin admin, JdbcOutboxStores stores, @Nullable OutboxNode node,
+            @Nullable OutboxProcessor onDemand) {
         this.name = Objects.requireNonNull(name, "name");
         this.outbox = Objects.requireNonNull(outbox, "outbox");
         this.repository = Objects.requireNonNull(repository, "repository");
@@ -37,6 +43,7 @@ public final class NamedOutbox {
         this.admin = Objects.requireNonNull(admin, "admin");
         this.stores = Objects.requireNonNull(stores, "stores");
         this.node = node;
+        this.onDemand = onDemand;
     }
 
     /** The key under {@code outbox.outboxes}. */
@@ -69,9 +76,13 @@ public final class NamedOutbox {
         return stores.tables();
     }
 
-    /** This instance's processor of the outbox; empty where the application has nothing to process records with. */
+    /**
+     * This instance's processor of the outbox: its node's, or with {@code outbox.processing.enabled=false} one that
+     * processes when called ({@code processDueRecords()}); empty where the application has nothing to process records
+     * with.
+     */
     public Optional<OutboxProcessor> processor() {
-        return Optional.ofNullable(node).map(OutboxNode::processor);
+        return node != null ? Optional.of(node.processor()) : Optional.ofNullable(onDemand);
     }
 
     /** This instance's membership of the outbox's cluster; empty where it processes nothing. */
@@ -87,6 +98,9 @@ public final class NamedOutbox {
         try {
             if (node != null) {
                 node.close();
+            }
+            if (onDemand != null) {
+                onDemand.close();
             }
         } finally {
             stores.close();

@@ -15,6 +15,7 @@ import dev.outbox.jpa.dialect.SqlStatements;
 import dev.outbox.monitoring.OutboxMonitor;
 import dev.outbox.node.LocalWakeUps;
 import dev.outbox.node.OutboxNode;
+import dev.outbox.processing.OutboxProcessor;
 import dev.outbox.spi.OutboxListener;
 import dev.outbox.spi.OutboxObservation;
 import dev.outbox.spi.PartitionListener;
@@ -24,8 +25,11 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Objects;
+import java.util.TreeSet;
 import javax.sql.DataSource;
 import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.beans.factory.NoSuchBeanDefinitionException;
 import org.springframework.core.env.Environment;
@@ -38,6 +42,8 @@ import org.springframework.transaction.PlatformTransactionManager;
  * on its own DataSource and tables.
  */
 final class NamedOutboxFactory {
+
+    private static final Logger log = LoggerFactory.getLogger(NamedOutboxFactory.class);
 
     private final ListableBeanFactory beans;
     private final OutboxProperties properties;
@@ -125,7 +131,12 @@ final class NamedOutboxFactory {
                     new JdbcOutboxRecordRepository(dataSource, transactionManager, sql, properties.maxPayloadBytes(),
                             stores.commitHooks(wakeUps), observation), outboxHandlers, contexts, properties);
             Outbox outbox = OutboxWriteAutoConfiguration.writer(repository, serializer, clock, properties);
-            OutboxNode node = processes(outboxHandlers) ? node(name, stores, wakeUps, outboxHandlers) : null;
+            boolean processes = !outboxHandlers.handlerIds().isEmpty()
+                    || outboxHandlers.capabilities().recordProcessor();
+            boolean background = processes && properties.processing().enabled();
+            OutboxNode node = background ? node(name, stores, wakeUps, outboxHandlers) : null;
+            OutboxProcessor onDemand = processes && !background ? processor(name, stores, outboxHandlers).build()
+                    : null;
             ClusterCoordinator cluster = node == null ? null : node.coordinator().orElseThrow();
             OutboxMonitor monitor = OutboxStoreAutoConfiguration.monitor(stores.records(), outboxHandlers, cluster,
                     stores.instances(), stores.partitions(), clock, properties);
@@ -134,31 +145,34 @@ final class NamedOutboxFactory {
             }
             OutboxAdmin admin = OutboxAdmin.builder().store(stores.records()).clock(clock)
                     .afterChange(wakeUps::recordsDue).build();
-            return new NamedOutbox(name, outbox, repository, monitor, admin, stores, node);
+            log.info("Outbox '{}': {} on DataSource '{}', handlers {}, {}", name, sql.recordTable(),
+                    settings.dataSource(), new TreeSet<>(outboxHandlers.handlerIds()), background
+                            ? "processed in the background" : processes ? "processed when called" : "written only");
+            return new NamedOutbox(name, outbox, repository, monitor, admin, stores, node, onDemand);
         } catch (RuntimeException e) {
             stores.close();
             throw e;
         }
     }
 
-    /** As for the default outbox: in the background, when processing is on and there is something to process with. */
-    private boolean processes(OutboxHandlers outboxHandlers) {
-        return properties.processing().enabled()
-                && (!outboxHandlers.handlerIds().isEmpty() || outboxHandlers.capabilities().recordProcessor());
-    }
-
+    /** As for the default outbox: a node when processing runs in the background. */
     private OutboxNode node(String name, JdbcOutboxStores stores, LocalWakeUps wakeUps, OutboxHandlers outboxHandlers) {
-        List<OutboxListener> outboxListeners = new ArrayList<>(listeners);
         List<PartitionListener> outboxPartitionListeners = new ArrayList<>(partitionListeners);
         if (meters != null) {
-            outboxListeners.add(meters.listener(name));
             outboxPartitionListeners.add(meters.partitionListener(name));
         }
-        return OutboxProcessingAutoConfiguration.node(
-                OutboxProcessingAutoConfiguration.processor(stores.records(), outboxHandlers, handlerBeans,
-                        outboxListeners, observation, contexts, clock, properties, environment),
-                stores, stores.records(), stores.instances(), stores.partitions(), wakeUps, identity, outboxHandlers,
+        return OutboxProcessingAutoConfiguration.node(processor(name, stores, outboxHandlers), stores,
+                stores.records(), stores.instances(), stores.partitions(), wakeUps, identity, outboxHandlers,
                 PartitionListener.composite(outboxPartitionListeners), clock, properties);
+    }
+
+    private OutboxProcessor.Builder processor(String name, JdbcOutboxStores stores, OutboxHandlers outboxHandlers) {
+        List<OutboxListener> outboxListeners = new ArrayList<>(listeners);
+        if (meters != null) {
+            outboxListeners.add(meters.listener(name));
+        }
+        return OutboxProcessingAutoConfiguration.processor(stores.records(), outboxHandlers, handlerBeans,
+                outboxListeners, observation, contexts, clock, properties, environment);
     }
 
     private OutboxHandlers handlers(String name, OutboxProperties.Named settings) {

@@ -177,6 +177,24 @@ class NamedOutboxesTest {
     }
 
     @Test
+    void withoutBackgroundProcessingEachOutboxProcessesWhenCalled() {
+        runner.withPropertyValues("outbox.processing.enabled=false").run(context -> {
+            NamedOutboxes outboxes = context.getBean(NamedOutboxes.class);
+            TwoMoreDatabases databases = context.getBean(TwoMoreDatabases.class);
+            Calls calls = context.getBean(Calls.class);
+            databases.billingTransactions.executeWithoutResult(status ->
+                    outboxes.outbox("billing").schedule(new InvoiceIssued("i-5"), "billing-i-5"));
+
+            NamedOutbox billing = outboxes.get("billing");
+            assertThat(billing.coordinator()).isEmpty();
+            assertThat(billing.processor()).hasValueSatisfying(processor ->
+                    assertThat(processor.processDueRecords()).isEqualTo(2));
+            assertThat(calls.calls).containsExactlyInAnyOrder("mailer:billing-i-5", "accountant:billing-i-5");
+            assertThat(owners(databases.billing, "outbox_partition")).containsOnlyNulls();
+        });
+    }
+
+    @Test
     void eachOutboxHandsItsPartitionsOverWhenTheApplicationStops() {
         TwoMoreDatabases[] databases = new TwoMoreDatabases[1];
         runner.run(context -> {

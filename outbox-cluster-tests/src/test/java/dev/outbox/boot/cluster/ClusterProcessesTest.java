@@ -45,6 +45,12 @@ class ClusterProcessesTest {
     private static final int RECORDS_PER_AGGREGATE = 10;
     private static final int RECORDS = AGGREGATES * RECORDS_PER_AGGREGATE;
     /**
+     * The backlog of the kill, freeze and stop scenarios: the fault comes once a fifth is done, with thousands of
+     * records still to go; half the drain's, since those scenarios measure the fault, not the throughput.
+     */
+    private static final int FAULT_AGGREGATES = 1_000;
+    private static final int FAULT_RECORDS = FAULT_AGGREGATES * RECORDS_PER_AGGREGATE;
+    /**
      * Records a node holds at one time (fetched and not yet stored): a node killed or frozen mid-run can leave at most
      * this many handled but not stored behind. The engine fetches again when half a batch is left in hand.
      */
@@ -144,8 +150,8 @@ class ClusterProcessesTest {
     private static void killAnInstanceOfThree(TestInfo test, TestDatabase.Kind kind) {
         try (ClusterHarness cluster = ClusterHarness.create(name(test), kind)) {
             startBalanced(cluster, THREE_NODES);
-            cluster.insertRecords(AGGREGATES, RECORDS_PER_AGGREGATE);
-            cluster.awaitCompleted(RECORDS / 5);
+            cluster.insertRecords(FAULT_AGGREGATES, RECORDS_PER_AGGREGATE);
+            cluster.awaitCompleted(FAULT_RECORDS / 5);
 
             Set<Integer> orphaned = cluster.partitionTable().partitionsOf("node-2");
             long completedAtKill = cluster.completedCount();
@@ -162,9 +168,9 @@ class ClusterProcessesTest {
             report(test, "%s: kill -9 of node-2 (%d partitions) with %d of %d records completed; all owned by "
                     + "others after %s (bound: stale %s + heartbeat %s + rebalance %s + poll %s = %s, plus slack %s); "
                     + "first takeover claim %s after its last heartbeat; then %s; survivors %s; "
-                    + "%d records handled twice %s; handler calls %s", kind, orphaned.size(), completedAtKill, RECORDS,
-                    takeover, STALE_TIMEOUT, HEARTBEAT_INTERVAL, REBALANCE_INTERVAL, POLL_INTERVAL, TAKEOVER_BOUND,
-                    TAKEOVER_SLACK, silence, takenOver, survivors, duplicates.size(), duplicates,
+                    + "%d records handled twice %s; handler calls %s", kind, orphaned.size(), completedAtKill,
+                    FAULT_RECORDS, takeover, STALE_TIMEOUT, HEARTBEAT_INTERVAL, REBALANCE_INTERVAL, POLL_INTERVAL,
+                    TAKEOVER_BOUND, TAKEOVER_SLACK, silence, takenOver, survivors, duplicates.size(), duplicates,
                     cluster.handlerCallsPerInstance());
             assertThat(takeover).as("takeover time").isLessThanOrEqualTo(TAKEOVER_BOUND.plus(TAKEOVER_SLACK));
             assertThat(survivors.countsByOwner()).containsOnlyKeys("node-1", "node-3")
@@ -183,8 +189,8 @@ class ClusterProcessesTest {
             // Slower handlers: node-3 is then almost surely frozen inside some, which finish after the resume and
             // try to store their outcome under the lost epoch, which the fence must refuse.
             startBalanced(cluster, THREE_NODES, SLOW_HANDLER);
-            cluster.insertRecords(AGGREGATES, RECORDS_PER_AGGREGATE);
-            cluster.awaitCompleted(RECORDS / 5);
+            cluster.insertRecords(FAULT_AGGREGATES, RECORDS_PER_AGGREGATE);
+            cluster.awaitCompleted(FAULT_RECORDS / 5);
 
             Set<Integer> frozen = cluster.partitionTable().partitionsOf("node-3");
             long stopped = System.nanoTime();
@@ -203,7 +209,7 @@ class ClusterProcessesTest {
             PartitionTable rejoined = cluster.awaitBalanced(THREE_NODES.toArray(String[]::new));
             Duration rejoin = since(resumedNanos);
             // A second wave, so that node-3 certainly processes again after its return.
-            cluster.insertRecords(AGGREGATES, 1);
+            cluster.insertRecords(FAULT_AGGREGATES, 1);
             cluster.awaitAllCompleted();
 
             Duration silence = assertTakenOverOnlyOnceStale(changesWhileFrozen, "node-3", frozen, lastHeartbeat);
@@ -216,7 +222,8 @@ class ClusterProcessesTest {
                     + "later: %s; node-3 after resume: %d handler calls frozen mid-call, %d status writes refused "
                     + "(its log), %d new handler calls (%d under a lost epoch), %d status writes; "
                     + "%d records handled twice %s; handler calls %s", frozen.size(), takeover, silence,
-                    completedAtResume, RECORDS, rejoin, rejoined, cluster.callsSpanning("node-3", stoppedAt, resumed),
+                    completedAtResume, FAULT_RECORDS, rejoin, rejoined,
+                    cluster.callsSpanning("node-3", stoppedAt, resumed),
                     cluster.logLinesContaining("node-3", "its outcome was not stored"), callsAfterResume.size(),
                     callsUnderLostEpochs.size(), cluster.statusWritesBy("node-3", resumed), duplicates.size(),
                     duplicates, cluster.handlerCallsPerInstance());
@@ -256,8 +263,8 @@ class ClusterProcessesTest {
     void aGracefullyStoppedInstanceHandsItsPartitionsOverBeforeItWouldBeStale(TestInfo test) {
         try (ClusterHarness cluster = ClusterHarness.create(name(test))) {
             startBalanced(cluster, THREE_NODES);
-            cluster.insertRecords(AGGREGATES, RECORDS_PER_AGGREGATE);
-            cluster.awaitCompleted(RECORDS / 5);
+            cluster.insertRecords(FAULT_AGGREGATES, RECORDS_PER_AGGREGATE);
+            cluster.awaitCompleted(FAULT_RECORDS / 5);
 
             Set<Integer> handedOver = cluster.partitionTable().partitionsOf("node-2");
             long completedAtStop = cluster.completedCount();
@@ -275,7 +282,7 @@ class ClusterProcessesTest {
             List<OwnershipChange> changes = cluster.ownershipChanges();
             report(test, "SIGTERM of node-2 (%d partitions) with %d of %d records completed: all owned by others "
                     + "after %s (stale timeout %s), JVM gone within %s, exit code %d; %s; survivors %s; "
-                    + "departures %s; handler calls %s", handedOver.size(), completedAtStop, RECORDS, handover,
+                    + "departures %s; handler calls %s", handedOver.size(), completedAtStop, FAULT_RECORDS, handover,
                     STALE_TIMEOUT, exit, exitCode, takenOver, survivors, departures,
                     cluster.handlerCallsPerInstance());
             assertThat(cluster.isRegistered("node-2")).as("node-2 still in outbox_instance").isFalse();
