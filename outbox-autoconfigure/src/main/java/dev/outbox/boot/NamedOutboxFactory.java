@@ -6,7 +6,6 @@ import dev.outbox.PayloadSerializer;
 import dev.outbox.admin.OutboxAdmin;
 import dev.outbox.cluster.ClusterCoordinator;
 import dev.outbox.handler.OutboxHandlers;
-import dev.outbox.jpa.JdbcOutboxRecordRepository;
 import dev.outbox.jpa.JdbcOutboxStores;
 import dev.outbox.jpa.OutboxSchemaInitializer;
 import dev.outbox.jpa.dialect.DatabaseDialect;
@@ -127,9 +126,8 @@ final class NamedOutboxFactory {
         JdbcOutboxStores stores = JdbcOutboxStores.create(dataSource, sql, settings.listenNotify());
         try {
             LocalWakeUps wakeUps = new LocalWakeUps();
-            OutboxRecordRepository repository = OutboxWriteAutoConfiguration.fannedOut(
-                    new JdbcOutboxRecordRepository(dataSource, transactionManager, sql, properties.maxPayloadBytes(),
-                            stores.commitHooks(wakeUps), observation), outboxHandlers, contexts, properties);
+            OutboxRecordRepository repository = OutboxWriteAutoConfiguration.jdbcRepository(dataSource,
+                    transactionManager, stores, wakeUps, outboxHandlers, observation, contexts, properties);
             Outbox outbox = OutboxWriteAutoConfiguration.writer(repository, serializer, clock, properties);
             boolean processes = !outboxHandlers.handlerIds().isEmpty()
                     || outboxHandlers.capabilities().recordProcessor();
@@ -143,8 +141,7 @@ final class NamedOutboxFactory {
             if (meters != null) {
                 meters.bindGauges(name, monitor);
             }
-            OutboxAdmin admin = OutboxAdmin.builder().store(stores.records()).clock(clock)
-                    .afterChange(wakeUps::recordsDue).build();
+            OutboxAdmin admin = OutboxStoreAutoConfiguration.admin(stores.records(), wakeUps, clock);
             log.info("Outbox '{}': {} on DataSource '{}', handlers {}, {}", name, sql.recordTable(),
                     settings.dataSource(), new TreeSet<>(outboxHandlers.handlerIds()), background
                             ? "processed in the background" : processes ? "processed when called" : "written only");

@@ -148,14 +148,8 @@ public record OutboxProperties(
 
         /** Where this outbox's tables are, checked; errors name this outbox's properties. */
         public OutboxTables tables(String name) {
-            try {
-                return OutboxProperties.tables(schema, tablePrefix);
-            } catch (IllegalArgumentException | NullPointerException e) {
-                String message = String.valueOf(e.getMessage());
-                throw new IllegalArgumentException(message.startsWith("outbox.")
-                        ? "outbox.outboxes." + name + "." + message.substring("outbox.".length())
-                        : "outbox.outboxes." + name + ": " + message, e);
-            }
+            return OutboxTables.builder().properties("outbox.outboxes." + name).schema(schema)
+                    .tablePrefix(tablePrefix).build();
         }
     }
 

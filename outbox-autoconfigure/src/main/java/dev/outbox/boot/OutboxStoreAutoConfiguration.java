@@ -144,8 +144,12 @@ public class OutboxStoreAutoConfiguration {
     @Bean
     @ConditionalOnMissingBean
     OutboxAdmin outboxAdmin(RecordStore store, JdbcOutboxStores stores, LocalWakeUps wakeUps, Clock clock) {
-        return OutboxAdmin.builder().store(storeSide(RecordAdministration.class, store, stores)).clock(clock)
-                .afterChange(wakeUps::recordsDue).build();
+        return admin(storeSide(RecordAdministration.class, store, stores), wakeUps, clock);
+    }
+
+    /** The admin of one outbox: a change makes records due, which wakes this JVM's processor of that outbox. */
+    static OutboxAdmin admin(RecordAdministration records, LocalWakeUps wakeUps, Clock clock) {
+        return OutboxAdmin.builder().store(records).clock(clock).afterChange(wakeUps::recordsDue).build();
     }
 
     /**

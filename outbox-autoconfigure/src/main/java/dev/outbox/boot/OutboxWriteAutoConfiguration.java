@@ -58,9 +58,22 @@ public class OutboxWriteAutoConfiguration {
         return fannedOut(repository, handlers, contexts.orderedStream().toList(), properties);
     }
 
-    static OutboxRecordRepository fannedOut(OutboxRecordRepository repository, OutboxHandlers handlers,
+    private static OutboxRecordRepository fannedOut(OutboxRecordRepository repository, OutboxHandlers handlers,
             List<RecordContext> contexts, OutboxProperties properties) {
         return RecordContexts.capturing(handlers.fanningOut(repository), properties.context().with(contexts));
+    }
+
+    /**
+     * The write repository of one outbox on plain JDBC: on the connection of the transaction bound to
+     * {@code dataSource}, fanned out to {@code handlers}; a commit wakes {@code wakeUps} and, where the database can,
+     * the other instances.
+     */
+    static OutboxRecordRepository jdbcRepository(DataSource dataSource, PlatformTransactionManager transactionManager,
+            JdbcOutboxStores stores, LocalWakeUps wakeUps, OutboxHandlers handlers, OutboxObservation observation,
+            List<RecordContext> contexts, OutboxProperties properties) {
+        return fannedOut(new JdbcOutboxRecordRepository(dataSource, transactionManager, stores.statements(),
+                properties.maxPayloadBytes(), stores.commitHooks(wakeUps), observation), handlers, contexts,
+                properties);
     }
 
     /** The writer of one outbox: events serialized into records saved through {@code repository}. */
@@ -99,9 +112,9 @@ public class OutboxWriteAutoConfiguration {
                 PlatformTransactionManager transactionManager, JdbcOutboxStores stores, LocalWakeUps wakeUps,
                 OutboxHandlers handlers, ObjectProvider<OutboxObservation> observation,
                 ObjectProvider<RecordContext> contexts, OutboxProperties properties) {
-            return fannedOut(new JdbcOutboxRecordRepository(dataSource, transactionManager, stores.statements(),
-                    properties.maxPayloadBytes(), stores.commitHooks(wakeUps),
-                    observation.getIfAvailable(() -> OutboxObservation.NOOP)), handlers, contexts, properties);
+            return jdbcRepository(dataSource, transactionManager, stores, wakeUps, handlers,
+                    observation.getIfAvailable(() -> OutboxObservation.NOOP), contexts.orderedStream().toList(),
+                    properties);
         }
     }
 

@@ -102,10 +102,20 @@ public final class OutboxTables {
     /** Builds {@link OutboxTables}; every value is checked when set, naming the property and its limits. */
     public static final class Builder {
 
+        private String properties = "outbox";
         private @Nullable String schema;
         private String tablePrefix = DEFAULT_PREFIX;
 
         private Builder() {
+        }
+
+        /**
+         * Where the values come from, for the messages of bad ones: {@code outbox} (the default) names
+         * {@code outbox.schema} and {@code outbox.table-prefix}. Set it before the values.
+         */
+        public Builder properties(String prefix) {
+            this.properties = Objects.requireNonNull(prefix, "prefix");
+            return this;
         }
 
         /** {@code outbox.schema}: the schema of the tables, or null or empty for the connection's default schema. */
@@ -114,16 +124,16 @@ public final class OutboxTables {
                 this.schema = null;
                 return this;
             }
-            check("outbox.schema", schema, MAX_SCHEMA_LENGTH);
+            check(properties + ".schema", schema, MAX_SCHEMA_LENGTH);
             this.schema = schema;
             return this;
         }
 
         /** {@code outbox.table-prefix}: put before {@code record}, {@code instance} and {@code partition}; may be empty. */
         public Builder tablePrefix(String tablePrefix) {
-            Objects.requireNonNull(tablePrefix, "outbox.table-prefix");
+            Objects.requireNonNull(tablePrefix, properties + ".table-prefix");
             if (!tablePrefix.isEmpty()) {
-                check("outbox.table-prefix", tablePrefix, MAX_PREFIX_LENGTH);
+                check(properties + ".table-prefix", tablePrefix, MAX_PREFIX_LENGTH);
             }
             this.tablePrefix = tablePrefix;
             return this;
