@@ -24,6 +24,11 @@ final class DefaultOutbox implements Outbox {
     }
 
     @Override
+    public boolean isTransactionActive() {
+        return repository.isTransactionActive();
+    }
+
+    @Override
     public OutboxRecord schedule(Object event, String aggregateId) {
         Objects.requireNonNull(event, "event must not be null");
         return schedule(event, aggregateId, eventTypeResolver.apply(event));

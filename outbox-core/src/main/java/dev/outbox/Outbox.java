@@ -37,6 +37,14 @@ public interface Outbox {
     /** As {@link #scheduleAt(Object, String, Instant)}, {@code delay} after now; a negative delay is refused. */
     OutboxRecord scheduleAfter(Object event, String aggregateId, Duration delay);
 
+    /**
+     * Whether a record scheduled now joins a transaction of this outbox's database: false when no transaction is open
+     * there, whatever transactions other resources have open.
+     */
+    default boolean isTransactionActive() {
+        return true;
+    }
+
     static Builder builder() {
         return new Builder();
     }

@@ -28,6 +28,14 @@ public interface OutboxRecordRepository {
         return saved;
     }
 
+    /**
+     * Whether a save now joins a transaction of the database this repository writes to: false when no transaction is
+     * open there, whatever transactions other resources have open. A repository that cannot tell answers true.
+     */
+    default boolean isTransactionActive() {
+        return true;
+    }
+
     Optional<OutboxRecord> findById(String id);
 
     /** Every record of one aggregate, in processing order. */

@@ -16,6 +16,11 @@ public abstract class ForwardingRecordRepository implements OutboxRecordReposito
     }
 
     @Override
+    public boolean isTransactionActive() {
+        return delegate.isTransactionActive();
+    }
+
+    @Override
     public Optional<OutboxRecord> findById(String id) {
         return delegate.findById(id);
     }

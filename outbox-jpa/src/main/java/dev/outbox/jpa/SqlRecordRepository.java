@@ -11,20 +11,23 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.function.Function;
+import javax.sql.DataSource;
 import org.springframework.jdbc.core.RowMapper;
 import org.springframework.jdbc.core.namedparam.NamedParameterJdbcTemplate;
+import org.springframework.jdbc.datasource.DataSourceUtils;
 import org.springframework.jdbc.datasource.SingleConnectionDataSource;
 import org.springframework.transaction.PlatformTransactionManager;
 import org.springframework.transaction.support.TransactionTemplate;
 
 /**
- * The write repositories' SQL, on the connection of the current transaction, which each subclass reaches its own way:
- * saves join the transaction ({@link TransactionRecords}) and are inserted as one batch before it commits; reads insert
- * the transaction's pending records first, so they see them.
+ * The write repositories' SQL, on the connection of the transaction bound to the outbox's {@link DataSource}: saves
+ * join that transaction ({@link TransactionJoin}) and are inserted as one batch before it commits; reads insert the
+ * transaction's pending records first, so they see them.
  */
 abstract class SqlRecordRepository implements OutboxRecordRepository {
 
-    private final TransactionRecords writes;
+    private final DataSource dataSource;
+    private final TransactionJoin writes;
     private final TransactionTemplate reads;
     private final RecordInserts inserts;
     private final RowMapper<OutboxRecord> rows;
@@ -33,11 +36,12 @@ abstract class SqlRecordRepository implements OutboxRecordRepository {
     private final String findByStatus;
     private final String countOfStatus;
 
-    SqlRecordRepository(PlatformTransactionManager transactionManager, SqlStatements sql, int maxPayloadBytes,
-            CommitHooks hooks, OutboxObservation observation) {
+    SqlRecordRepository(DataSource dataSource, PlatformTransactionManager transactionManager, SqlStatements sql,
+            int maxPayloadBytes, CommitHooks hooks, OutboxObservation observation) {
         Objects.requireNonNull(sql, "sql");
+        this.dataSource = Objects.requireNonNull(dataSource, "dataSource");
         this.inserts = new RecordInserts(sql);
-        this.writes = new TransactionRecords(transactionManager,
+        this.writes = new TransactionJoin(dataSource, transactionManager,
                 records -> onTransactionConnection(connection -> {
                     inserts.insert(connection, records);
                     return null;
@@ -52,17 +56,30 @@ abstract class SqlRecordRepository implements OutboxRecordRepository {
         this.countOfStatus = sql.get("record.countOfStatus");
     }
 
-    /** Runs {@code work} on the connection of the current transaction, which stays open and in it. */
-    abstract <T> T onTransactionConnection(Function<Connection, T> work);
+    /** Runs {@code work} on the connection of the transaction bound to the DataSource, which stays open and in it. */
+    private <T> T onTransactionConnection(Function<Connection, T> work) {
+        Connection connection = DataSourceUtils.getConnection(dataSource);
+        try {
+            return work.apply(connection);
+        } finally {
+            DataSourceUtils.releaseConnection(connection, dataSource);
+        }
+    }
 
     /**
-     * Joins {@code record} to the current transaction (or to one of its own): the transaction's records are inserted
-     * as one JDBC batch on its connection just before it commits, and a read through this repository inserts them
-     * first.
+     * Joins {@code record} to the transaction bound to the outbox's DataSource, or saves it in a transaction of its
+     * own when no transaction is open; refuses it when only another resource's transaction is open, or the
+     * transaction is read-only or over (see {@link TransactionJoin}). The transaction's records are inserted as one
+     * JDBC batch on its connection just before it commits, and a read through this repository inserts them first.
      */
     @Override
     public final OutboxRecord save(OutboxRecord record) {
         return writes.save(record);
+    }
+
+    @Override
+    public final boolean isTransactionActive() {
+        return writes.isTransactionActive();
     }
 
     @Override
@@ -92,12 +109,20 @@ abstract class SqlRecordRepository implements OutboxRecordRepository {
         return count == null ? 0 : count;
     }
 
-    /** In the current transaction, after its pending records; outside one, in a read-only one of its own. */
+    /**
+     * In the transaction bound to the DataSource, after its pending records; without one, in a read-only transaction
+     * of its own.
+     */
     private <T> T query(Function<NamedParameterJdbcTemplate, T> read) {
-        return reads.execute(status -> {
+        if (writes.isTransactionActive()) {
             writes.flush();
-            return onTransactionConnection(connection -> read.apply(
-                    new NamedParameterJdbcTemplate(new SingleConnectionDataSource(connection, true))));
-        });
+            return onConnection(read);
+        }
+        return reads.execute(status -> onConnection(read));
+    }
+
+    private <T> T onConnection(Function<NamedParameterJdbcTemplate, T> read) {
+        return onTransactionConnection(connection -> read.apply(
+                new NamedParameterJdbcTemplate(new SingleConnectionDataSource(connection, true))));
     }
 }

@@ -9,13 +9,16 @@ import org.springframework.context.ApplicationListener;
 import org.springframework.context.PayloadApplicationEvent;
 import org.springframework.core.Ordered;
 import org.springframework.transaction.PlatformTransactionManager;
+import org.springframework.transaction.TransactionDefinition;
 import org.springframework.transaction.support.TransactionSynchronizationManager;
 import org.springframework.transaction.support.TransactionTemplate;
 
 /**
  * Writes every application event for the outbox (see {@link EventMappings}) as an outbox record, in the publisher's
  * transaction: the listener runs in the thread of {@code publishEvent}, so the record commits or rolls back with the
- * business change. Other listeners still receive the event. It always runs synchronously, also when the application
+ * business change. That transaction must be one of the outbox's DataSource ({@link Outbox#isTransactionActive()}):
+ * an event published outside it, with no transaction or only another resource's open, is refused or written in a
+ * transaction of its own, as {@link OutsideTransaction} says. Other listeners still receive the event. It always runs synchronously, also when the application
  * event multicaster has an executor.
  */
 public final class OutboxEventListener implements ApplicationListener<ApplicationEvent>, Ordered {
@@ -26,8 +29,8 @@ public final class OutboxEventListener implements ApplicationListener<Applicatio
     private final @Nullable TransactionTemplate ownTransaction;
 
     /**
-     * @param transactionManager the transaction of its own when {@code outsideTransaction} is
-     *     {@link OutsideTransaction#OWN_TRANSACTION}; unused otherwise
+     * @param transactionManager the transaction manager of the outbox's DataSource, for the transaction of its own
+     *     when {@code outsideTransaction} is {@link OutsideTransaction#OWN_TRANSACTION}; unused otherwise
      */
     public OutboxEventListener(Outbox outbox, EventMappings mappings, OutsideTransaction outsideTransaction,
             @Nullable PlatformTransactionManager transactionManager) {
@@ -35,8 +38,10 @@ public final class OutboxEventListener implements ApplicationListener<Applicatio
         this.mappings = Objects.requireNonNull(mappings, "mappings");
         this.outsideTransaction = Objects.requireNonNull(outsideTransaction, "outsideTransaction");
         if (outsideTransaction == OutsideTransaction.OWN_TRANSACTION) {
+            // a new one also when another resource's transaction is open, which the record must not wait for
             this.ownTransaction = new TransactionTemplate(Objects.requireNonNull(transactionManager,
                     "transactionManager is required for OutsideTransaction.OWN_TRANSACTION"));
+            this.ownTransaction.setPropagationBehavior(TransactionDefinition.PROPAGATION_REQUIRES_NEW);
         } else {
             this.ownTransaction = null;
         }
@@ -57,10 +62,15 @@ public final class OutboxEventListener implements ApplicationListener<Applicatio
         if (mapping.isEmpty()) {
             return;
         }
-        if (TransactionSynchronizationManager.isActualTransactionActive()) {
+        if (TransactionSynchronizationManager.isActualTransactionActive() && outbox.isTransactionActive()) {
             write(event, mapping.get());
         } else if (ownTransaction != null) {
             ownTransaction.executeWithoutResult(status -> write(event, mapping.get()));
+        } else if (TransactionSynchronizationManager.isActualTransactionActive()) {
+            throw new IllegalStateException(event.getClass().getName() + " was published in a transaction that is "
+                    + "not on the outbox's DataSource (another database's, say), so its outbox record could not commit "
+                    + "with that transaction's change: publish it in a transaction of the outbox's DataSource, or set "
+                    + "outbox.events.outside-transaction=own-transaction to write it in one of its own");
         } else {
             throw new IllegalStateException(event.getClass().getName() + " was published outside a transaction, so "
                     + "its outbox record could not commit with a business change: publish it inside a transaction "

@@ -1,6 +1,9 @@
 package dev.outbox.events;
 
-/** What happens to an event for the outbox that is published outside a transaction. */
+/**
+ * What happens to an event for the outbox that is published outside a transaction of the outbox's DataSource: with no
+ * transaction open, or only another resource's (another database's, say).
+ */
 public enum OutsideTransaction {
 
     /**
@@ -9,6 +12,9 @@ public enum OutsideTransaction {
      */
     FAIL,
 
-    /** The record is written in a transaction of its own, committed before {@code publishEvent} returns. */
+    /**
+     * The record is written in a new transaction of its own, committed before {@code publishEvent} returns, whatever
+     * becomes of another resource's open transaction.
+     */
     OWN_TRANSACTION
 }

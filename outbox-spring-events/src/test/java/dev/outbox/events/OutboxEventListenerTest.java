@@ -5,7 +5,9 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.outbox.Outbox;
 import dev.outbox.OutboxRecord;
+import dev.outbox.OutboxRecordRepository;
 import dev.outbox.OutboxRecordStatus;
+import dev.outbox.internal.ForwardingRecordRepository;
 import dev.outbox.testing.InMemoryRecordStore;
 import java.util.List;
 import org.junit.jupiter.api.AfterEach;
@@ -68,6 +70,32 @@ class OutboxEventListenerTest {
                 .isInstanceOf(IllegalStateException.class)
                 .hasMessageStartingWith(OrderPlaced.class.getName() + " was published outside a transaction")
                 .hasMessageContaining("outbox.events.outside-transaction=own-transaction");
+        assertThat(records.countByStatus(OutboxRecordStatus.NEW)).isZero();
+    }
+
+    @Test
+    void aTransactionThatIsNotOnTheOutboxsDatabaseIsRefusedAndNothingIsWritten() {
+        OutboxRecordRepository elsewhere = new ForwardingRecordRepository(records) {
+            @Override
+            public OutboxRecord save(OutboxRecord record) {
+                return delegate.save(record);
+            }
+
+            @Override
+            public boolean isTransactionActive() {
+                return false;
+            }
+        };
+        OutboxEventListener onAnotherDatabase = new OutboxEventListener(
+                Outbox.builder().repository(elsewhere).serializer(String::valueOf).build(),
+                EventMappings.create(getClass().getClassLoader()), OutsideTransaction.FAIL, null);
+        TransactionSynchronizationManager.setActualTransactionActive(true);
+
+        assertThatThrownBy(() -> onAnotherDatabase.onApplicationEvent(
+                new PayloadApplicationEvent<>(this, new OrderPlaced("order-1"))))
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessageStartingWith(OrderPlaced.class.getName() + " was published in a transaction that is not "
+                        + "on the outbox's DataSource");
         assertThat(records.countByStatus(OutboxRecordStatus.NEW)).isZero();
     }
 

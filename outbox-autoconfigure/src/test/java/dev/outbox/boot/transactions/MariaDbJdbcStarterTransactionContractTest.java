@@ -1,0 +1,11 @@
+package dev.outbox.boot.transactions;
+
+import dev.outbox.jpa.testing.TestDatabase;
+
+class MariaDbJdbcStarterTransactionContractTest extends JdbcStarterContract {
+
+    @Override
+    protected TestDatabase.Kind databaseKind() {
+        return TestDatabase.Kind.MARIADB;
+    }
+}
