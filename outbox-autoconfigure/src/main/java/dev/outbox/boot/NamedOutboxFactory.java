@@ -112,6 +112,9 @@ final class NamedOutboxFactory {
      * one database, whichever DataSources reach them; else the same tables of one DataSource object.
      */
     private void refuseSharedTables(@Nullable DataSource defaultDataSource, Map<String, DataSource> dataSources) {
+        if (dataSources.isEmpty()) {
+            return; // the default outbox alone: nothing to ask its database, nothing to log
+        }
         List<Tables> outboxes = new ArrayList<>();
         if (defaultDataSource != null) {
             outboxes.add(Tables.locate("the default outbox (outbox.*)", defaultDataSource, properties.tables()));
