@@ -290,7 +290,46 @@ class NamedOutboxesTest {
                 "outbox.outboxes.ledger.data-source=billingDataSource", "outbox.outboxes.ledger.table-prefix=outbox_");
     }
 
+    @Test
+    void twoDataSourcesOnOneDatabaseCannotGiveTwoOutboxesTheSameTables() {
+        // review: the check compared DataSource objects, so a second DataSource on the same database went unnoticed
+        ApplicationContextRunner withSecondDataSources = runner.withUserConfiguration(SecondDataSources.class);
+
+        String billingOnDefault = "outbox.outboxes.billing uses the tables of the default outbox (outbox.*)";
+
+        assertStartFails(withSecondDataSources, "outbox.outboxes.ledger uses the tables of outbox.outboxes.billing",
+                "outbox.outboxes.ledger.data-source=billingAgainDataSource",
+                "outbox.outboxes.ledger.table-prefix=outbox_");
+        assertStartFails(withSecondDataSources, billingOnDefault,
+                "outbox.outboxes.billing.data-source=mainAgainDataSource");
+        // the schema the connection resolves to, named outright, is the same schema
+        assertStartFails(withSecondDataSources, billingOnDefault,
+                "outbox.outboxes.billing.data-source=mainAgainDataSource", "outbox.outboxes.billing.schema=public");
+        assertStartFails(billingOnDefault,
+                "outbox.outboxes.billing.data-source=dataSource", "outbox.outboxes.billing.schema=public");
+    }
+
+    @Test
+    void twoDataSourcesOnOneDatabaseMayGiveTwoOutboxesOtherTables() {
+        runner.withUserConfiguration(SecondDataSources.class)
+                .withPropertyValues("outbox.outboxes.ledger.data-source=billingAgainDataSource")
+                .run(context -> {
+                    assertThat(context).hasNotFailed();
+                    TwoMoreDatabases databases = context.getBean(TwoMoreDatabases.class);
+                    databases.billingTransactions.executeWithoutResult(status ->
+                            context.getBean(NamedOutboxes.class).outbox("ledger")
+                                    .schedule(new InvoiceIssued("i-6"), "ledger-i-6"));
+
+                    assertThat(aggregates(databases.billing, "ledger_outbox_record")).containsOnly("ledger-i-6");
+                    assertThat(aggregates(databases.billing, "outbox_record")).isEmpty();
+                });
+    }
+
     private void assertStartFails(String message, String... properties) {
+        assertStartFails(runner, message, properties);
+    }
+
+    private static void assertStartFails(ApplicationContextRunner runner, String message, String... properties) {
         runner.withPropertyValues(properties).run(context -> assertThat(context).hasFailed()
                 .getFailure().hasStackTraceContaining(message));
     }
@@ -332,6 +371,27 @@ class NamedOutboxesTest {
         }
     }
     // README: end
+
+    /**
+     * Second DataSources on the main and the billing database, their URLs written otherwise than the first ones':
+     * another connection pool on the same database, as an application may have one per purpose.
+     */
+    @Configuration(proxyBeanMethods = false)
+    static class SecondDataSources {
+
+        @Bean(defaultCandidate = false)
+        static DataSource mainAgainDataSource(org.springframework.core.env.Environment environment) {
+            // Spring Boot's user for an H2 spring.datasource
+            return new DriverManagerDataSource("jdbc:h2:mem:main_" + environment.getProperty("test.run")
+                    + ";DB_CLOSE_DELAY=-1;LOCK_TIMEOUT=20000", "sa", "");
+        }
+
+        @Bean(defaultCandidate = false)
+        static DataSource billingAgainDataSource(org.springframework.core.env.Environment environment) {
+            return new DriverManagerDataSource("jdbc:h2:mem:billing_" + environment.getProperty("test.run")
+                    + ";DB_CLOSE_DELAY=-1;LOCK_TIMEOUT=20000");
+        }
+    }
 
     /** Handler calls, as {@code handler:aggregate}. */
     static final class Calls {

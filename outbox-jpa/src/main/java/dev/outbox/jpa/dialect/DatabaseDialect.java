@@ -28,7 +28,8 @@ import org.slf4j.LoggerFactory;
 /**
  * The databases the outbox runs on. The SQL of each is data: {@code sql/standard.xml} holds the statements in standard
  * SQL and {@code sql/<database>.xml} overrides only what differs (both are {@link Properties} XML files beside this
- * class). {@code {now}} in a statement is the database's current time in UTC, at microsecond precision.
+ * class); MariaDB reads MySQL's file, then {@code sql/mariadb.xml} for the little that differs between the two.
+ * {@code {now}} in a statement is the database's current time in UTC, at microsecond precision.
  */
 public enum DatabaseDialect {
 
@@ -150,6 +151,9 @@ public enum DatabaseDialect {
     private Properties load() {
         Properties merged = load("standard", true);
         merged.putAll(load(resourceName, false));
+        if (!productToken.equals(resourceName)) {
+            merged.putAll(load(productToken, false));
+        }
         merged.replaceAll((key, sql) -> ((String) sql).replace("{now}", now));
         return merged;
     }

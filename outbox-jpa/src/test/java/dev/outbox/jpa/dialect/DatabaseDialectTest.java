@@ -52,6 +52,13 @@ class DatabaseDialectTest {
     }
 
     @Test
+    void mariaDbReadsItsServerFromItsOwnStatementAndMySqlFromTheirSharedFile() {
+        assertThat(DatabaseDialect.MARIADB.statements().get("database.location")).contains("@@server_uid")
+                .doesNotContain("@@server_uuid");
+        assertThat(DatabaseDialect.MYSQL.statements().get("database.location")).contains("@@server_uuid");
+    }
+
+    @Test
     void anUnsupportedDatabaseIsNamedWithTheSupportedOnes() {
         assertThatThrownBy(() -> DatabaseDialect.fromProductName("Microsoft SQL Server"))
                 .isInstanceOf(IllegalStateException.class)
@@ -67,7 +74,7 @@ class DatabaseDialectTest {
                 "instance.register.update", "instance.register.insert", "instance.heartbeat",
                 "instance.markShuttingDown", "instance.remove", "instance.findLive", "instance.removeStale",
                 "partition.findAll", "partition.claim", "partition.release", "record.purge", "admin.findFailed",
-                "admin.retryAllFailed"}) {
+                "admin.retryAllFailed", "database.location"}) {
             assertThat(statements.get(key)).as(key).isNotBlank().doesNotContain("{now}");
         }
         assertThatThrownBy(() -> statements.get("no.such.statement"))
