@@ -52,6 +52,7 @@ public final class OutboxRecord {
     private final @Nullable String lastError;
     private final @Nullable String traceContext;
     private final @Nullable String handlerId;
+    private final @Nullable Instant firstDeferredAt;
     private final long epoch;
     private final Map<String, String> headers;
 
@@ -78,6 +79,7 @@ public final class OutboxRecord {
         this.traceContext = RecordFields.optionalText("traceContext", b.traceContext, MAX_TRACE_CONTEXT_LENGTH);
         this.handlerId = b.handlerId == null || b.handlerId.isEmpty() ? null
                 : RecordFields.requireText("handlerId", b.handlerId, MAX_HANDLER_ID_LENGTH);
+        this.firstDeferredAt = b.firstDeferredAt;
         if (b.epoch < 0) {
             throw new IllegalArgumentException("epoch must be >= 0 but was " + b.epoch);
         }
@@ -177,6 +179,18 @@ public final class OutboxRecord {
         return handlerId;
     }
 
+    /**
+     * When an instance without the record's handler first deferred it (see
+     * {@code dev.outbox.processing.HandlerNotDeployedException}): {@code outbox.processing.max-deferral} counts from
+     * here. Null while the record has not been deferred, and again once it was handled, retried after an attempt or
+     * retried by an operator.
+     *
+     * @since 0.1.0
+     */
+    public @Nullable Instant getFirstDeferredAt() {
+        return firstDeferredAt;
+    }
+
     /** This record, same id, addressed to one handler; see {@link #getHandlerId()}. */
     public OutboxRecord withHandlerId(String handlerId) {
         return handlerId.equals(this.handlerId) ? this : toBuilder().handlerId(handlerId).build();
@@ -228,7 +242,8 @@ public final class OutboxRecord {
         return new RestoreBuilder().id(id).aggregateId(aggregateId).eventType(eventType).payload(payload)
                 .partition(partition).createdAt(createdAt).status(status).completedAt(completedAt)
                 .retryCount(retryCount).nextRetryAt(nextRetryAt).sequence(sequence).lastError(lastError)
-                .traceContext(traceContext).handlerId(handlerId).epoch(epoch).headers(headers);
+                .traceContext(traceContext).handlerId(handlerId).firstDeferredAt(firstDeferredAt).epoch(epoch)
+                .headers(headers);
     }
 
     @Override
@@ -398,6 +413,7 @@ public final class OutboxRecord {
         private @Nullable String lastError;
         private @Nullable String traceContext;
         private @Nullable String handlerId;
+        private @Nullable Instant firstDeferredAt;
         private long epoch;
         private Map<String, String> headers = Map.of();
 
@@ -407,6 +423,12 @@ public final class OutboxRecord {
         /** Null or empty: the application's {@link OutboxRecordProcessor}; see {@link OutboxRecord#getHandlerId()}. */
         public RestoreBuilder handlerId(@Nullable String handlerId) {
             this.handlerId = handlerId;
+            return this;
+        }
+
+        /** See {@link OutboxRecord#getFirstDeferredAt()}. */
+        public RestoreBuilder firstDeferredAt(@Nullable Instant firstDeferredAt) {
+            this.firstDeferredAt = firstDeferredAt;
             return this;
         }
 

@@ -231,10 +231,11 @@ public record OutboxProperties(
      * @param handlerTimeout how long one handler call may take; past it the handler's thread is interrupted and the
      *     attempt fails (a handler that ignores interrupts keeps its aggregate waiting until it returns). Unset: no
      *     limit
-     * @param maxDeferral how old a record may get while it waits for an instance that has its handler (during a
-     *     rolling deploy, records written by a newer version wait in the partitions of older ones); past it the
-     *     record is FAILED. 0 fails such records at once
-     * @param deferralInterval how often a record waiting for an instance that has its handler is looked at again
+     * @param maxDeferral how long a record may wait for an instance that has its handler, counted from its first
+     *     deferral (during a rolling deploy, records written by a newer version wait in the partitions of older ones);
+     *     past it the record is FAILED. 0 fails such records at once
+     * @param deferralInterval how soon a deferred record is due again for an instance that has its handler, and how
+     *     often an instance looks for records of handlers it lacks
      */
     public record Processing(
             @DefaultValue("true") boolean enabled,

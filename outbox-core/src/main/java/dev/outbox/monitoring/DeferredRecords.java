@@ -8,8 +8,8 @@ import org.jspecify.annotations.Nullable;
 /**
  * NEW records addressed to one handler that the owners of their partitions do not have: they wait for an instance
  * that has it (during a rolling deploy, for the new version to take their partitions). When no live instance has the
- * handler, a deploy is stuck or a handler was removed, and they fail once they are older than
- * {@code outbox.processing.max-deferral}.
+ * handler, a deploy is stuck or a handler was removed, and they fail once {@code outbox.processing.max-deferral} has
+ * passed since their first deferral.
  *
  * @param handlerId the handler they are addressed to, or null for records addressed to none (taken by a record
  *     processor)

@@ -5,10 +5,12 @@ import dev.outbox.partition.Fence;
 import dev.outbox.partition.OwnedPartitions;
 import dev.outbox.partition.PartitionOwnership;
 import dev.outbox.processing.LaneTable.Claim;
+import dev.outbox.spi.DeferredRecordsQuery;
 import dev.outbox.spi.Delivery;
 import dev.outbox.spi.DueRecordsQuery;
 import dev.outbox.spi.RecordStore;
 import java.time.Clock;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -16,12 +18,14 @@ import java.util.Map;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.Supplier;
 
 /**
  * Reads the due records of the owned partitions and hands each lane not in hand to a worker, every record under its
  * partition's fence at the time of the fetch. Lanes that go to a publisher are handed over together, one
- * {@link PublishBatch} per publisher, so that their records are published at once. Fetches never overlap: the lane
- * table's race guard watches one fetch at a time.
+ * {@link PublishBatch} per publisher, so that their records are published at once. Records of handlers this instance
+ * lacks are set aside and looked at apart ({@link DeferredHandlers}). Fetches never overlap: the lane table's race
+ * guard watches one fetch at a time.
  */
 final class Dispatcher {
 
@@ -34,15 +38,17 @@ final class Dispatcher {
     private final LaneWorker worker;
     private final HandlerRoutes routes;
     private final PublishingWorker publishingWorker;
+    private final DeferredHandlers deferred;
     private final ReentrantLock fetchLock = new ReentrantLock();
 
-    Dispatcher(RecordStore store, PartitionOwnership ownership, Clock clock, boolean headOfAggregateOnly,
+    Dispatcher(RecordStore store, PartitionOwnership ownership, Clock clock, ProcessingOptions options,
             LaneTable lanes, WorkerPool workers, LaneWorker worker, HandlerRoutes routes,
             PublishingWorker publishingWorker) {
         this.store = store;
         this.ownership = ownership;
         this.clock = clock;
-        this.headOfAggregateOnly = headOfAggregateOnly;
+        this.headOfAggregateOnly = options.stopOnFirstFailure();
+        this.deferred = new DeferredHandlers(options);
         this.lanes = lanes;
         this.workers = workers;
         this.worker = worker;
@@ -51,9 +57,10 @@ final class Dispatcher {
     }
 
     /**
-     * Fetches up to {@code limit} due records and dispatches their lanes.
+     * Fetches up to {@code limit} due records and dispatches their lanes; when it is time, looks at up to
+     * {@code limit} records of handlers this instance lacks too, and dispatches those lanes (to be deferred or failed).
      *
-     * @throws RuntimeException what the store threw; nothing is dispatched then
+     * @throws RuntimeException what the store threw; what the due fetch read is dispatched even when the look fails
      */
     Fetch fetchAndDispatch(int limit) {
         fetchLock.lock();
@@ -62,21 +69,32 @@ final class Dispatcher {
             if (owned.isEmpty()) {
                 return Fetch.NONE;
             }
-            Claim claim;
-            lanes.beginFetch();
-            try {
-                List<OutboxRecord> due = store.findDue(new DueRecordsQuery(owned, clock.instant(), limit,
-                        headOfAggregateOnly));
-                ExecutorService pool = workers.current();
-                claim = lanes.claim(byLane(due), (lane, deliveries) -> new LaneWork(lane, fenced(deliveries, owned),
-                        pool, worker::run));
-                dispatch(claim.taken(), pool);
-                return new Fetch(due.size(), claim.skipped(), claim.skippedReleased(), claim.taken());
-            } finally {
-                lanes.endFetch();
+            Instant now = clock.instant();
+            Fetch due = fetchAndDispatch(owned, () -> store.findDue(new DueRecordsQuery(owned, now, limit,
+                    headOfAggregateOnly, deferred.setAside())));
+            if (!deferred.lookDue(now, due.fetched() < limit)) {
+                return due;
             }
+            Fetch look = fetchAndDispatch(owned, () -> store.findDeferralsDue(new DeferredRecordsQuery(owned,
+                    deferred.setAside(), now, deferred.maxDeferralCutoff(now), limit, headOfAggregateOnly)));
+            deferred.looked(now, look.fetched() >= limit);
+            return due.and(look);
         } finally {
             fetchLock.unlock();
+        }
+    }
+
+    private Fetch fetchAndDispatch(OwnedPartitions owned, Supplier<List<OutboxRecord>> read) {
+        lanes.beginFetch();
+        try {
+            List<OutboxRecord> records = read.get();
+            ExecutorService pool = workers.current();
+            Claim claim = lanes.claim(byLane(records), (lane, deliveries) -> new LaneWork(lane,
+                    fenced(deliveries, owned), pool, worker::run));
+            dispatch(claim.taken(), pool);
+            return new Fetch(records.size(), claim.skipped(), claim.skippedReleased(), claim.taken());
+        } finally {
+            lanes.endFetch();
         }
     }
 
@@ -103,6 +121,7 @@ final class Dispatcher {
         Map<HandlerRoute, List<LaneWork>> toPublishers = new LinkedHashMap<>();
         for (LaneWork work : taken) {
             HandlerRoute route = routes.routeFor(work.deliveries.get(0).record());
+            deferred.routed(work.lane.handlerId(), route.notDeployed() != null);
             if (route.publisher() != null) {
                 toPublishers.computeIfAbsent(route, r -> new ArrayList<>()).add(work);
                 continue;
@@ -128,5 +147,13 @@ final class Dispatcher {
      */
     record Fetch(int fetched, int skipped, boolean skippedReleased, List<LaneWork> dispatched) {
         static final Fetch NONE = new Fetch(0, 0, false, List.of());
+
+        /** Both fetches as one. */
+        Fetch and(Fetch other) {
+            List<LaneWork> both = new ArrayList<>(dispatched);
+            both.addAll(other.dispatched);
+            return new Fetch(fetched + other.fetched, skipped + other.skipped,
+                    skippedReleased || other.skippedReleased, both);
+        }
     }
 }

@@ -14,8 +14,9 @@ import java.time.Instant;
  *
  * <ol>
  *   <li>No handler of this instance takes the record ({@link HandlerNotDeployedException}): deferred by the deferral
- *       interval without using an attempt, while the record is younger than the maximum deferral; then it fails, and
- *       no fallback takes it (the fallbacks belong to handlers).</li>
+ *       interval without using an attempt, until the maximum deferral has passed since its first deferral (not since
+ *       its creation: a record scheduled ahead, or retried by an operator, may be old when it is first deferred);
+ *       then it fails, and no fallback takes it (the fallbacks belong to handlers).</li>
  *   <li>The handler was never called ({@link HandlerInvocationException}): not the record's failure, so it is
  *       postponed by {@link HandlerInvocationException#RETRY_DELAY} without using an attempt.</li>
  *   <li>The handler asked to come back later ({@link RetryLaterException}): postponed by its delay, without using an
@@ -47,14 +48,14 @@ final class FailureDecision {
     Outcome decide(OutboxRecord record, Throwable failure, HandlerRoute route, Instant now) {
         String error = ErrorText.of(failure);
         if (failure instanceof HandlerNotDeployedException) {
-            Duration age = Duration.between(record.getCreatedAt(), now);
-            if (age.compareTo(maxDeferral) < 0) {
+            Instant firstDeferredAt = record.getFirstDeferredAt() == null ? now : record.getFirstDeferredAt();
+            if (Duration.between(firstDeferredAt, now).compareTo(maxDeferral) < 0) {
                 return new Defer(deferralInterval, error);
             }
             return new Fail(ErrorText.truncate(error + "; it waited " + maxDeferral + " (outbox.processing."
-                    + "max-deferral) for an instance that takes it. Was the handler renamed or removed? Deploy it "
-                    + "again and retry the record, or skip or delete it with OutboxAdmin",
-                    OutboxRecord.MAX_ERROR_LENGTH));
+                    + "max-deferral) since its first deferral at " + firstDeferredAt + " for an instance that takes "
+                    + "it. Was the handler renamed or removed? Deploy it again and retry the record, or skip or delete "
+                    + "it with OutboxAdmin", OutboxRecord.MAX_ERROR_LENGTH));
         }
         if (failure instanceof HandlerInvocationException) {
             return new Postpone(HandlerInvocationException.RETRY_DELAY, error, true);

@@ -78,7 +78,7 @@ public final class OutboxProcessor implements AutoCloseable, WakeUpSource.Target
                 options.stopOnFirstFailure());
         this.publishingWorker = new PublishingWorker(routes, ownership, builder.observation, builder.listener,
                 settler, outcomes, lanes, options.stopOnFirstFailure());
-        this.dispatcher = new Dispatcher(store, ownership, clock, options.stopOnFirstFailure(), lanes, workers,
+        this.dispatcher = new Dispatcher(store, ownership, clock, options, lanes, workers,
                 worker, routes, publishingWorker);
     }
 

@@ -11,6 +11,7 @@ import dev.outbox.spi.OutboxListener;
 import dev.outbox.spi.RecordStore;
 import java.time.Clock;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -106,20 +107,22 @@ final class OutcomeWriter implements AutoCloseable {
     }
 
     /**
-     * Due again later with the same retry count, for an instance that takes it. Logged at WARN once per handler id
-     * this instance lacks, then at DEBUG: a rolling deploy defers many records every few seconds.
+     * Due again later with the same retry count, for an instance that takes it; the store keeps the time of the first
+     * deferral, from which the maximum deferral counts. Logged at WARN once per handler id this instance lacks, then
+     * at DEBUG: a rolling deploy defers many records.
      */
     void defer(Delivery delivery, Defer defer) {
         OutboxRecord record = delivery.record();
-        if (!store.scheduleRetry(delivery, record.getRetryCount(), clock.instant().plus(defer.delay()),
-                defer.error())) {
+        Instant now = clock.instant();
+        if (!store.defer(delivery, now.plus(defer.delay()), defer.error(), now)) {
             refused(delivery);
             return;
         }
         String key = record.getHandlerId() != null ? record.getHandlerId() : "event type " + record.getEventType();
         if (deferralsLogged.add(key)) {
             log.warn("Outbox: deferring records no handler of this instance takes, for an instance of another version "
-                    + "to handle (later records of their aggregates wait; looked at again every {}); first: {}",
+                    + "to handle (later records of their aggregates wait; due again for an instance that has the handler "
+                    + "after {}); first: {}",
                     defer.delay(), defer.error());
         } else {
             log.debug("Outbox record {} deferred for {}: {}", record.getId(), defer.delay(), defer.error());

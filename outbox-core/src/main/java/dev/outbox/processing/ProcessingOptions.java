@@ -26,11 +26,14 @@ public final class ProcessingOptions {
     public static final boolean DEFAULT_DELETE_COMPLETED_RECORDS = false;
 
     /**
-     * {@code outbox.processing.max-deferral}: how old a record no handler of this instance takes may get while it waits
-     * for an instance that has one; long enough for a slow rolling deploy.
+     * {@code outbox.processing.max-deferral}: how long a record no handler of this instance takes may wait for an
+     * instance that has one, from its first deferral; long enough for a slow rolling deploy.
      */
     public static final Duration DEFAULT_MAX_DEFERRAL = Duration.ofHours(24);
-    /** {@code outbox.processing.deferral-interval}: how often a deferred record is looked at again. */
+    /**
+     * {@code outbox.processing.deferral-interval}: how soon a deferred record is due again for an instance that has its
+     * handler, and how often an instance looks for records of handlers it lacks.
+     */
     public static final Duration DEFAULT_DEFERRAL_INTERVAL = Duration.ofSeconds(5);
 
     static final int MAX_BATCH_SIZE = 10_000;
@@ -101,14 +104,19 @@ public final class ProcessingOptions {
 
     /**
      * {@code outbox.processing.max-deferral}: a record that no handler of this instance takes (see
-     * {@link HandlerNotDeployedException}) waits for an instance that has one until it is this old (counted from its
-     * creation); then it fails. Zero fails such records at once.
+     * {@link HandlerNotDeployedException}) waits for an instance that has one this long, counted from its first
+     * deferral (not from its creation: a record scheduled ahead, or retried by an operator, may be old by then); then
+     * it fails. Zero fails such records at once.
      */
     public Duration maxDeferral() {
         return maxDeferral;
     }
 
-    /** {@code outbox.processing.deferral-interval}: how long a deferred record waits before it is looked at again. */
+    /**
+     * {@code outbox.processing.deferral-interval}: how long a deferred record waits before it is due again for an
+     * instance that has its handler, and how often an instance looks for records of the handlers it lacks (their first
+     * deferral, and those whose maximum deferral has passed).
+     */
     public Duration deferralInterval() {
         return deferralInterval;
     }

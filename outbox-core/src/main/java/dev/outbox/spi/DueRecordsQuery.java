@@ -3,6 +3,7 @@ package dev.outbox.spi;
 import dev.outbox.partition.OwnedPartitions;
 import java.time.Instant;
 import java.util.Objects;
+import java.util.Set;
 
 /**
  * What {@link RecordStore#findDue(DueRecordsQuery)} looks for.
@@ -11,8 +12,12 @@ import java.util.Objects;
  * @param now records with {@code next_retry_at <= now} are due
  * @param limit the most records to return, at least 1
  * @param headOfAggregateOnly whether a pending earlier record holds back the later records of its aggregate
+ * @param setAside handler ids whose records the fetch leaves out ({@code ""} for records addressed to no handler):
+ *     those this instance defers, so that they take none of the batch's places. A lane's records share one handler
+ *     id, so leaving all of them out keeps every lane's order. Since 0.1.0
  */
-public record DueRecordsQuery(OwnedPartitions partitions, Instant now, int limit, boolean headOfAggregateOnly) {
+public record DueRecordsQuery(OwnedPartitions partitions, Instant now, int limit, boolean headOfAggregateOnly,
+        Set<String> setAside) {
 
     public DueRecordsQuery {
         Objects.requireNonNull(partitions, "partitions");
@@ -23,5 +28,11 @@ public record DueRecordsQuery(OwnedPartitions partitions, Instant now, int limit
         if (limit < 1) {
             throw new IllegalArgumentException("limit must be >= 1 but was " + limit);
         }
+        setAside = Set.copyOf(setAside);
+    }
+
+    /** A query that sets nothing aside. */
+    public DueRecordsQuery(OwnedPartitions partitions, Instant now, int limit, boolean headOfAggregateOnly) {
+        this(partitions, now, limit, headOfAggregateOnly, Set.of());
     }
 }

@@ -14,7 +14,11 @@ public interface RecordAdministration {
     /** FAILED records matching the filter, oldest first, at most {@code limit}. */
     List<OutboxRecord> findFailed(FailedRecordFilter filter, int limit);
 
-    /** Makes a FAILED record NEW again, due at {@code now}, with its retry count reset; false unless it was FAILED. */
+    /**
+     * Makes a FAILED record NEW again, due at {@code now}, with its retry count reset and its first deferral cleared (a
+     * record that waited too long for its handler gets a fresh {@code outbox.processing.max-deferral}); false unless
+     * it was FAILED.
+     */
     boolean retryFailed(String id, Instant now);
 
     /** {@link #retryFailed} for every FAILED record matching the filter; returns how many. */

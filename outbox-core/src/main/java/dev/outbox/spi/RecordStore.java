@@ -27,13 +27,29 @@ public interface RecordStore {
      * <p>When {@link DueRecordsQuery#headOfAggregateOnly()} is set, a record is due only if every earlier record of
      * its aggregate is {@code COMPLETED}, or is itself {@code NEW} and due: each aggregate then contributes a gap-free
      * prefix of its pending records, and a record waiting for a retry, or {@code FAILED}, holds back everything after
-     * it. Otherwise every due {@code NEW} record qualifies.
+     * it. Otherwise every due {@code NEW} record qualifies. Records addressed to a handler id in
+     * {@link DueRecordsQuery#setAside()} are left out, and do not hold back other handlers' records.
      */
     List<OutboxRecord> findDue(DueRecordsQuery query);
 
     /**
-     * Marks the delivered records {@code COMPLETED} at {@code completedAt}, in one transaction and, where the store
-     * can, one round trip; each write is conditional and fenced on its own.
+     * Records addressed to handlers this instance lacks that need a decision: their first deferral, or failing once
+     * {@code outbox.processing.max-deferral} has passed since it (see {@link DeferredRecordsQuery}). Ordered by
+     * sequence, at most {@link DeferredRecordsQuery#limit()} of them. The processor asks every deferral interval, and
+     * at once again while a batch comes back full, so that a deferred backlog is read once and written once.
+     *
+     * <p>A store whose {@link #findDue} honours {@link DueRecordsQuery#setAside()} must implement this; the default
+     * finds nothing, which suits a store that ignores it (its deferred records then come back in every fetch).
+     *
+     * @since 0.1.0
+     */
+    default List<OutboxRecord> findDeferralsDue(DeferredRecordsQuery query) {
+        return List.of();
+    }
+
+    /**
+     * Marks the delivered records {@code COMPLETED} at {@code completedAt} (and clears their first deferral), in one
+     * transaction and, where the store can, one round trip; each write is conditional and fenced on its own.
      *
      * @return the deliveries whose write did not take effect
      */
@@ -47,10 +63,31 @@ public interface RecordStore {
      */
     List<Delivery> deleteCompleted(List<Delivery> deliveries);
 
-    /** Keeps the record {@code NEW}, with {@code retryCount}, due again at {@code nextRetryAt}, and the error text. */
+    /**
+     * Keeps the record {@code NEW}, with {@code retryCount}, due again at {@code nextRetryAt}, and the error text. An
+     * attempt was made, so the record is no longer deferred: its {@link OutboxRecord#getFirstDeferredAt()} is cleared.
+     */
     boolean scheduleRetry(Delivery delivery, int retryCount, Instant nextRetryAt, String lastError);
 
-    /** Marks the record {@code FAILED} with the error text; it is not processed again. */
+    /**
+     * Defers the record for an instance that has its handler: keeps it {@code NEW} with the retry count it was read
+     * with, due again at {@code nextAttemptAt}, with the error text, and stores {@code deferredAt} as its
+     * {@link OutboxRecord#getFirstDeferredAt() first deferral} unless it has one already, so that
+     * {@code outbox.processing.max-deferral} counts from the first deferral and not from the record's creation.
+     *
+     * <p>The default is {@link #scheduleRetry} and keeps no first deferral: a store that does not override it never
+     * ends a deferral.
+     *
+     * @since 0.1.0
+     */
+    default boolean defer(Delivery delivery, Instant nextAttemptAt, String lastError, Instant deferredAt) {
+        return scheduleRetry(delivery, delivery.record().getRetryCount(), nextAttemptAt, lastError);
+    }
+
+    /**
+     * Marks the record {@code FAILED} with the error text; it is not processed again. Its first deferral, if any, is
+     * kept: it tells since when it waited. An operator's retry clears it.
+     */
     boolean markFailed(Delivery delivery, int retryCount, String lastError);
 
     /** {@link #markCompleted(List, Instant)} of one delivery; true when it took effect. */

@@ -1,6 +1,7 @@
 package dev.outbox.testing;
 
 import dev.outbox.OutboxRecord;
+import dev.outbox.spi.DeferredRecordsQuery;
 import dev.outbox.spi.Delivery;
 import dev.outbox.spi.DueRecordsQuery;
 import dev.outbox.spi.RecordStore;
@@ -26,6 +27,11 @@ public class ForwardingRecordStore implements RecordStore {
     }
 
     @Override
+    public List<OutboxRecord> findDeferralsDue(DeferredRecordsQuery query) {
+        return delegate.findDeferralsDue(query);
+    }
+
+    @Override
     public List<Delivery> markCompleted(List<Delivery> deliveries, Instant completedAt) {
         return delegate.markCompleted(deliveries, completedAt);
     }
@@ -38,6 +44,11 @@ public class ForwardingRecordStore implements RecordStore {
     @Override
     public boolean scheduleRetry(Delivery delivery, int retryCount, Instant nextRetryAt, String lastError) {
         return delegate.scheduleRetry(delivery, retryCount, nextRetryAt, lastError);
+    }
+
+    @Override
+    public boolean defer(Delivery delivery, Instant nextAttemptAt, String lastError, Instant deferredAt) {
+        return delegate.defer(delivery, nextAttemptAt, lastError, deferredAt);
     }
 
     @Override

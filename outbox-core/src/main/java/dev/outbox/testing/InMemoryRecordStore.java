@@ -5,6 +5,7 @@ import dev.outbox.OutboxRecordRepository;
 import dev.outbox.OutboxRecordStatus;
 import dev.outbox.partition.Fence;
 import dev.outbox.partition.OwnedPartitions;
+import dev.outbox.spi.DeferredRecordsQuery;
 import dev.outbox.spi.Delivery;
 import dev.outbox.spi.DueRecordsQuery;
 import dev.outbox.spi.FailedRecordFilter;
@@ -104,7 +105,7 @@ public final class InMemoryRecordStore implements RecordStore, OutboxRecordRepos
     @Override
     public synchronized boolean retryFailed(String id, Instant now) {
         return changeFailed(id, r -> r.toBuilder().status(OutboxRecordStatus.NEW).retryCount(0).nextRetryAt(now)
-                .build());
+                .firstDeferredAt(null).build());
     }
 
     @Override
@@ -187,7 +188,8 @@ public final class InMemoryRecordStore implements RecordStore, OutboxRecordRepos
         Set<List<@Nullable String>> heldBack = new HashSet<>();
         List<OutboxRecord> due = new ArrayList<>();
         for (OutboxRecord record : all()) {
-            if (!query.partitions().contains(record.getPartition())) {
+            if (!query.partitions().contains(record.getPartition())
+                    || query.setAside().contains(handlerKey(record))) {
                 continue;
             }
             boolean isDue = record.getStatus() == OutboxRecordStatus.NEW
@@ -215,9 +217,42 @@ public final class InMemoryRecordStore implements RecordStore, OutboxRecordRepos
     }
 
     @Override
+    public synchronized List<OutboxRecord> findDeferralsDue(DeferredRecordsQuery query) {
+        // Only a lane's first open record qualifies under head-of-aggregate: the records behind it wait for it.
+        Set<List<@Nullable String>> headSeen = new HashSet<>();
+        List<OutboxRecord> due = new ArrayList<>();
+        for (OutboxRecord record : all()) {
+            if (!query.partitions().contains(record.getPartition())
+                    || !query.handlerIds().contains(handlerKey(record))) {
+                continue;
+            }
+            boolean open = record.getStatus() == OutboxRecordStatus.NEW
+                    || record.getStatus() == OutboxRecordStatus.FAILED;
+            if (query.headOfAggregateOnly() && open
+                    && !headSeen.add(Arrays.asList(record.getAggregateId(), record.getHandlerId()))) {
+                continue;
+            }
+            Instant firstDeferredAt = record.getFirstDeferredAt();
+            if (record.getStatus() == OutboxRecordStatus.NEW && !record.getNextRetryAt().isAfter(query.now())
+                    && (firstDeferredAt == null || !firstDeferredAt.isAfter(query.maxDeferralCutoff()))) {
+                due.add(record);
+                if (due.size() == query.limit()) {
+                    break;
+                }
+            }
+        }
+        return due;
+    }
+
+    /** The handler id as the column stores it: empty for records addressed to no handler. */
+    private static String handlerKey(OutboxRecord record) {
+        return record.getHandlerId() == null ? "" : record.getHandlerId();
+    }
+
+    @Override
     public synchronized List<Delivery> markCompleted(List<Delivery> deliveries, Instant completedAt) {
         return deliveries.stream().filter(delivery -> !updateIfCurrent(delivery,
-                b -> b.status(OutboxRecordStatus.COMPLETED).completedAt(completedAt))).toList();
+                b -> b.status(OutboxRecordStatus.COMPLETED).completedAt(completedAt).firstDeferredAt(null))).toList();
     }
 
     @Override
@@ -236,7 +271,21 @@ public final class InMemoryRecordStore implements RecordStore, OutboxRecordRepos
     @Override
     public synchronized boolean scheduleRetry(Delivery delivery, int retryCount, Instant nextRetryAt,
             String lastError) {
-        return updateIfCurrent(delivery, b -> b.retryCount(retryCount).nextRetryAt(nextRetryAt).lastError(lastError));
+        return updateIfCurrent(delivery, b -> b.retryCount(retryCount).nextRetryAt(nextRetryAt).lastError(lastError)
+                .firstDeferredAt(null));
+    }
+
+    @Override
+    public synchronized boolean defer(Delivery delivery, Instant nextAttemptAt, String lastError,
+            Instant deferredAt) {
+        OutboxRecord current = current(delivery);
+        if (current == null) {
+            return false;
+        }
+        Instant first = current.getFirstDeferredAt() == null ? deferredAt : current.getFirstDeferredAt();
+        records.put(current.getId(), current.toBuilder().nextRetryAt(nextAttemptAt).lastError(lastError)
+                .firstDeferredAt(first).build());
+        return true;
     }
 
     @Override

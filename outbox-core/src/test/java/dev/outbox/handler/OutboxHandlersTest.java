@@ -17,6 +17,7 @@ import dev.outbox.spi.InstanceCapabilities;
 import dev.outbox.testing.InMemoryRecordStore;
 import dev.outbox.testing.MutableClock;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
@@ -308,6 +309,72 @@ class OutboxHandlersTest {
         assertThat(store.all()).extracting(OutboxRecord::getStatus).as("the next record waits behind the failure")
                 .containsExactly(OutboxRecordStatus.FAILED, OutboxRecordStatus.NEW);
         assertThat(calls).isEmpty();
+    }
+
+    @Test
+    void aRecordCreatedLongBeforeItsFirstDeferralWaitsTheMaxDeferralFromThatDeferralNotFromItsCreation() {
+        OutboxHandlers handlers = OutboxHandlers.builder().deserializer(READER).handler(recording("mailer")).build();
+        Instant created = clock.instant();
+        // Written 30 days ago (scheduled ahead, or waiting for an operator): older than the max-deferral of a day.
+        OutboxRecord old = store.save(OutboxRecord.builder().aggregateId("A").eventType("OrderPlaced")
+                .payload("{1}").handlerId("order-mailer-v2").build(clock));
+        clock.advance(Duration.ofDays(30));
+        Instant firstDeferral = clock.instant();
+        processor = processor(handlers, Duration.ofDays(1));
+
+        processor.processDueRecords();
+
+        OutboxRecord deferred = store.findById(old.getId()).orElseThrow();
+        assertThat(deferred.getStatus()).as("deferred, not failed at its first deferral")
+                .isEqualTo(OutboxRecordStatus.NEW);
+        assertThat(deferred.getCreatedAt()).isEqualTo(created);
+        assertThat(deferred.getFirstDeferredAt()).isEqualTo(firstDeferral);
+        assertThat(deferred.getNextRetryAt()).isEqualTo(firstDeferral.plusSeconds(5));
+
+        clock.advance(Duration.ofDays(1).minusSeconds(1));
+        processor.processDueRecords();
+        OutboxRecord waiting = store.findById(old.getId()).orElseThrow();
+        assertThat(waiting.getStatus()).as("a second short of a day since its first deferral")
+                .isEqualTo(OutboxRecordStatus.NEW);
+        assertThat(waiting.getFirstDeferredAt()).as("later deferrals keep the first").isEqualTo(firstDeferral);
+
+        clock.advance(Duration.ofSeconds(5)); // the next look, every deferral interval
+        processor.processDueRecords();
+        OutboxRecord failed = store.findById(old.getId()).orElseThrow();
+        assertThat(failed.getStatus()).as("past a day since its first deferral").isEqualTo(OutboxRecordStatus.FAILED);
+        assertThat(failed.getRetryCount()).isZero();
+        assertThat(failed.getLastError()).contains("waited PT24H (outbox.processing.max-deferral) since its first "
+                + "deferral at " + firstDeferral);
+        assertThat(calls).isEmpty();
+    }
+
+    @Test
+    void anOperatorsRetryOfARecordThatWaitedTooLongStartsAFreshDeferral() {
+        OutboxHandlers handlers = OutboxHandlers.builder().deserializer(READER).handler(recording("mailer")).build();
+        OutboxRecord orphan = store.save(OutboxRecord.builder().aggregateId("A").eventType("OrderPlaced")
+                .payload("{1}").handlerId("order-mailer-v2").build(clock));
+        processor = processor(handlers, Duration.ofMinutes(10));
+        processor.processDueRecords();
+        clock.advance(Duration.ofMinutes(10));
+        processor.processDueRecords();
+        assertThat(store.findById(orphan.getId()).orElseThrow().getStatus()).isEqualTo(OutboxRecordStatus.FAILED);
+
+        clock.advance(Duration.ofHours(1));
+        assertThat(store.retryFailed(orphan.getId(), clock.instant())).isTrue();
+        assertThat(store.findById(orphan.getId()).orElseThrow().getFirstDeferredAt()).as("cleared by the retry")
+                .isNull();
+        Instant retried = clock.instant();
+        processor.processDueRecords();
+
+        OutboxRecord again = store.findById(orphan.getId()).orElseThrow();
+        assertThat(again.getStatus()).as("deferred again, not failed at once").isEqualTo(OutboxRecordStatus.NEW);
+        assertThat(again.getFirstDeferredAt()).isEqualTo(retried);
+        clock.advance(Duration.ofMinutes(10).minusSeconds(1));
+        processor.processDueRecords();
+        assertThat(store.findById(orphan.getId()).orElseThrow().getStatus()).isEqualTo(OutboxRecordStatus.NEW);
+        clock.advance(Duration.ofSeconds(5));
+        processor.processDueRecords();
+        assertThat(store.findById(orphan.getId()).orElseThrow().getStatus()).isEqualTo(OutboxRecordStatus.FAILED);
     }
 
     @Test

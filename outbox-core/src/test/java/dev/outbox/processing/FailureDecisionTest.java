@@ -100,18 +100,40 @@ class FailureDecisionTest {
     }
 
     @Test
-    void aDeferredRecordFailsOnceItIsAsOldAsTheMaxDeferralAndNoFallbackTakesIt() {
+    void aDeferredRecordFailsOnceTheMaxDeferralHasPassedSinceItsFirstDeferralAndNoFallbackTakesIt() {
         ProcessingOptions options = ProcessingOptions.defaults().withMaxDeferral(Duration.ofHours(2));
         FailureDecision decision = new FailureDecision(OutboxRetryPolicy.defaults(), options);
         HandlerNotDeployedException failure = new HandlerNotDeployedException("record r-0 is addressed to handler "
                 + "'b', which this instance does not have (its handlers: [a])");
+        OutboxRecord deferredAtCreation = record(0).toBuilder().firstDeferredAt(CREATED).build();
 
         for (HandlerRoute route : List.of(plain(), withFallback())) {
-            Outcome outcome = decision.decide(record(0), failure, route, CREATED.plus(Duration.ofHours(2)));
+            Outcome outcome = decision.decide(deferredAtCreation, failure, route, CREATED.plus(Duration.ofHours(2)));
             assertThat(outcome).isInstanceOf(Fail.class);
             assertThat(outcome.error()).startsWith(ErrorText.of(failure))
-                    .contains("waited PT2H (outbox.processing.max-deferral)");
+                    .contains("waited PT2H (outbox.processing.max-deferral) since its first deferral at "
+                            + "2025-01-01T00:00:00Z");
         }
+    }
+
+    @Test
+    void anOldRecordDeferredForTheFirstTimeWaitsTheWholeMaxDeferralCountedFromThatDeferral() {
+        ProcessingOptions options = ProcessingOptions.defaults().withMaxDeferral(Duration.ofHours(24))
+                .withDeferralInterval(Duration.ofSeconds(5));
+        FailureDecision decision = new FailureDecision(OutboxRetryPolicy.defaults(), options);
+        HandlerNotDeployedException failure = new HandlerNotDeployedException("addressed to handler 'b'");
+        Instant firstDeferral = CREATED.plus(Duration.ofDays(30)); // scheduled ahead, or retried by an operator
+        OutboxRecord neverDeferred = record(0);
+        OutboxRecord deferred = neverDeferred.toBuilder().firstDeferredAt(firstDeferral).build();
+
+        assertThat(decision.decide(neverDeferred, failure, plain(), firstDeferral))
+                .as("30 days old, deferred for the first time").isEqualTo(new Defer(Duration.ofSeconds(5),
+                        ErrorText.of(failure)));
+        assertThat(decision.decide(deferred, failure, plain(), firstDeferral.plus(Duration.ofHours(24))
+                .minusNanos(1000))).as("a microsecond before a day since its first deferral")
+                .isEqualTo(new Defer(Duration.ofSeconds(5), ErrorText.of(failure)));
+        assertThat(decision.decide(deferred, failure, plain(), firstDeferral.plus(Duration.ofHours(24))))
+                .as("a day since its first deferral").isInstanceOf(Fail.class);
     }
 
     @Test

@@ -19,6 +19,7 @@ import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -795,6 +796,156 @@ public abstract class RecordStoreContract {
         assertThat(repository().findById(b1.getId())).isEmpty();
         assertThat(stored(a3).getRetryCount()).isEqualTo(1);
         assertThat(recordStore().deleteCompleted(unfenced(b1))).as("already gone").isFalse();
+    }
+
+    // ================================================================ deferral (records of handlers an instance lacks)
+
+    @Test
+    public final void deferKeepsTheRecordNewWithItsRetryCountAndStoresTheFirstDeferralOnce() {
+        OutboxRecord record = saved(forHandler("A", "a1", "mailer"));
+        OutboxRecord neighbour = saved(forHandler("B", "b1", "mailer"));
+        assertThat(record.getFirstDeferredAt()).as("never deferred").isNull();
+        Instant first = clock.instant();
+
+        assertThat(recordStore().defer(unfenced(record), first.plusSeconds(5), "not deployed", first)).isTrue();
+
+        OutboxRecord after = stored(record);
+        assertThat(after.getStatus()).isEqualTo(OutboxRecordStatus.NEW);
+        assertThat(after.getRetryCount()).isZero();
+        assertThat(after.getNextRetryAt()).isEqualTo(first.plusSeconds(5));
+        assertThat(after.getLastError()).isEqualTo("not deployed");
+        assertThat(after.getFirstDeferredAt()).isEqualTo(first);
+        assertThat(after).usingRecursiveComparison().ignoringFields("nextRetryAt", "lastError", "firstDeferredAt")
+                .isEqualTo(record);
+        assertThat(stored(neighbour)).usingRecursiveComparison().isEqualTo(neighbour);
+
+        clock.advance(Duration.ofHours(30));
+        Instant later = clock.instant();
+        assertThat(recordStore().defer(unfenced(after), later.plusSeconds(5), "still not deployed", later)).isTrue();
+        assertThat(stored(record).getFirstDeferredAt()).as("a later deferral keeps the first").isEqualTo(first);
+        assertThat(stored(record).getNextRetryAt()).isEqualTo(later.plusSeconds(5));
+
+        OutboxRecord retried = stored(record).toBuilder().retryCount(1).build();
+        assertThat(recordStore().defer(unfenced(retried), later, "x", later)).as("read with another retry count")
+                .isFalse();
+    }
+
+    @Test
+    public final void aCompletionOrARetryAfterAnAttemptClearsTheFirstDeferral() {
+        OutboxRecord completed = saved(forHandler("A", "a1", "mailer"));
+        OutboxRecord retried = saved(forHandler("B", "b1", "mailer"));
+        OutboxRecord bulk1 = saved(forHandler("C", "c1", "mailer"));
+        OutboxRecord bulk2 = saved(forHandler("D", "d1", "mailer"));
+        for (OutboxRecord record : List.of(completed, retried, bulk1, bulk2)) {
+            assertThat(recordStore().defer(unfenced(record), clock.instant(), "not deployed", clock.instant()))
+                    .isTrue();
+        }
+
+        assertThat(recordStore().markCompleted(unfenced(stored(completed)), clock.instant())).isTrue();
+        assertThat(recordStore().markCompleted(unfenced(stored(bulk1), stored(bulk2)), clock.instant())).isEmpty();
+        assertThat(recordStore().scheduleRetry(unfenced(stored(retried)), 1, clock.instant(), "boom")).isTrue();
+
+        assertThat(List.of(stored(completed), stored(bulk1), stored(bulk2), stored(retried)))
+                .extracting(OutboxRecord::getFirstDeferredAt).containsOnlyNulls();
+    }
+
+    @Test
+    public final void aFailedRecordKeepsItsFirstDeferralAndAnOperatorsRetryClearsIt() {
+        OutboxRecord one = saved(forHandler("A", "a1", "mailer"));
+        OutboxRecord all = saved(forHandler("B", "b1", "mailer"));
+        Instant first = clock.instant();
+        for (OutboxRecord record : List.of(one, all)) {
+            assertThat(recordStore().defer(unfenced(record), first, "not deployed", first)).isTrue();
+            assertThat(recordStore().markFailed(unfenced(stored(record)), 0, "waited too long")).isTrue();
+            assertThat(stored(record).getFirstDeferredAt()).as("since when it waited").isEqualTo(first);
+        }
+        clock.advance(Duration.ofDays(2));
+
+        assertThat(administration().retryFailed(one.getId(), clock.instant())).isTrue();
+        assertThat(administration().retryAllFailed(FailedRecordFilter.any().withHandlerId("mailer"),
+                clock.instant())).isEqualTo(1);
+
+        assertThat(List.of(stored(one), stored(all))).allSatisfy(record -> {
+            assertThat(record.getStatus()).isEqualTo(OutboxRecordStatus.NEW);
+            assertThat(record.getFirstDeferredAt()).as("a fresh deferral window").isNull();
+        });
+    }
+
+    @Test
+    public final void findDueLeavesOutTheRecordsOfSetAsideHandlersWithoutHoldingBackOtherHandlers() {
+        OutboxRecord mail1 = saved(forHandler("A", "mail-1", "mailer"));
+        saved(forHandler("A", "ledger-1", "ledger"));
+        saved(forHandler("A", "mail-2", "mailer"));
+        save("A", "unaddressed");
+        assertThat(recordStore().defer(unfenced(mail1), clock.instant(), "not deployed", clock.instant())).isTrue();
+
+        for (boolean headOfAggregateOnly : new boolean[] {true, false}) {
+            assertThat(payloads(recordStore().findDue(new DueRecordsQuery(OwnedPartitions.all(), clock.instant(),
+                    100, headOfAggregateOnly, Set.of("mailer"))))).containsExactly("ledger-1", "unaddressed");
+            assertThat(payloads(recordStore().findDue(new DueRecordsQuery(OwnedPartitions.all(), clock.instant(),
+                    100, headOfAggregateOnly, Set.of("", "ledger"))))).as("'' sets aside records of no handler")
+                    .containsExactly("mail-1", "mail-2");
+            assertThat(payloads(recordStore().findDue(new DueRecordsQuery(OwnedPartitions.all(), clock.instant(),
+                    100, headOfAggregateOnly, Set.of())))).hasSize(4);
+        }
+    }
+
+    @Test
+    public final void findDeferralsDueFindsTheNeverDeferredAndTheExpiredHeadsOfTheGivenHandlersOnly() {
+        OutboxRecord a1 = saved(forHandler("A", "a1", "mailer"));
+        saved(forHandler("A", "a2", "mailer"));
+        saved(forHandler("B", "b1", "mailer"));
+        saved(forHandler("C", "c1", "ledger"));
+        save("D", "d1");
+        saved(OutboxRecord.builder().aggregateId("E").eventType("ContractEvent").payload("e1-ahead")
+                .handlerId("mailer").deliverAfter(Duration.ofMinutes(5)).build(clock));
+        Duration maxDeferral = Duration.ofHours(1);
+
+        assertThat(findDeferralsDue(Set.of("mailer"), maxDeferral, true)).as("never deferred, heads only")
+                .containsExactly("a1", "b1");
+        assertThat(findDeferralsDue(Set.of(""), maxDeferral, true)).as("records of no handler").containsExactly("d1");
+
+        Instant deferredAt = clock.instant();
+        assertThat(recordStore().defer(unfenced(a1), deferredAt.plusSeconds(5), "not deployed", deferredAt)).isTrue();
+        clock.advance(Duration.ofSeconds(5));
+        assertThat(findDeferralsDue(Set.of("mailer"), maxDeferral, true))
+                .as("a1 deferred a while ago is left alone, and a2 waits behind it").containsExactly("b1");
+        assertThat(findDeferralsDue(Set.of("mailer"), maxDeferral, false)).containsExactly("a2", "b1");
+
+        clock.set(deferredAt.plus(maxDeferral).minusNanos(1000));
+        assertThat(findDeferralsDue(Set.of("mailer"), maxDeferral, true)).as("a microsecond early")
+                .containsExactly("b1", "e1-ahead");
+        clock.set(deferredAt.plus(maxDeferral));
+        assertThat(findDeferralsDue(Set.of("mailer"), maxDeferral, true)).as("its wait ran out")
+                .containsExactly("a1", "b1", "e1-ahead");
+        assertThat(payloads(recordStore().findDeferralsDue(new DeferredRecordsQuery(OwnedPartitions.all(),
+                Set.of("mailer"), clock.instant(), clock.instant().minus(maxDeferral), 2, true))))
+                .as("the limit, in sequence order").containsExactly("a1", "b1");
+        assertThat(payloads(recordStore().findDeferralsDue(new DeferredRecordsQuery(
+                OwnedPartitions.of(stored(a1).getPartition()), Set.of("mailer"), clock.instant(),
+                clock.instant().minus(maxDeferral), 10, true)))).as("the partitions queried").contains("a1")
+                .doesNotContain("b1").hasSizeLessThanOrEqualTo(2);
+
+        assertThat(recordStore().markFailed(unfenced(stored(a1)), 0, "waited too long")).isTrue();
+        assertThat(findDeferralsDue(Set.of("mailer"), maxDeferral, true)).as("a failed head holds its lane back")
+                .containsExactly("b1", "e1-ahead");
+    }
+
+    private List<String> findDeferralsDue(Set<String> handlerIds, Duration maxDeferral, boolean headOfAggregateOnly) {
+        return payloads(recordStore().findDeferralsDue(new DeferredRecordsQuery(OwnedPartitions.all(), handlerIds,
+                clock.instant(), clock.instant().minus(maxDeferral), 100, headOfAggregateOnly)));
+    }
+
+    @Test
+    public final void aDeferralUnderAnOlderEpochChangesNothing() {
+        OutboxRecord record = saved(forHandler("fenced-d", "x", "mailer"));
+        Fence first = claim(record, OWNER);
+        Fence second = claim(record, OWNER);
+
+        assertThat(recordStore().defer(Delivery.of(record, first), clock.instant(), "x", clock.instant())).isFalse();
+        assertThat(stored(record).getFirstDeferredAt()).isNull();
+        assertThat(recordStore().defer(Delivery.of(record, second), clock.instant(), "x", clock.instant())).isTrue();
+        assertThat(stored(record).getFirstDeferredAt()).isEqualTo(clock.instant());
     }
 
     // ================================================================ the fence

@@ -8,6 +8,7 @@ import dev.outbox.jpa.dialect.OutboxTables;
 import dev.outbox.jpa.dialect.SqlStatements;
 import dev.outbox.partition.Fence;
 import dev.outbox.partition.OwnedPartitions;
+import dev.outbox.spi.DeferredRecordsQuery;
 import dev.outbox.spi.Delivery;
 import dev.outbox.spi.DueRecordsQuery;
 import dev.outbox.spi.FailedRecordFilter;
@@ -58,9 +59,12 @@ public final class JdbcRecordStore implements RecordStore, RecordStatistics, Rec
     private final SqlStatements sql;
     private final String findDueHeadOfAggregate;
     private final String findDueAny;
+    private final String findDeferralsDueHeadOfAggregate;
+    private final String findDeferralsDueAny;
     private final StatusWrite markCompleted;
     private final StatusWrite deleteCompleted;
     private final StatusWrite scheduleRetry;
+    private final StatusWrite defer;
     private final StatusWrite markFailed;
     private final String findFailed;
     private final @Nullable String markCompletedBulk;
@@ -85,10 +89,14 @@ public final class JdbcRecordStore implements RecordStore, RecordStatistics, Rec
         String columns = sql.get("record.columns");
         this.findDueHeadOfAggregate = sql.get("record.findDue.headOfAggregate").replace("{columns}", columns);
         this.findDueAny = sql.get("record.findDue.any").replace("{columns}", columns);
+        this.findDeferralsDueHeadOfAggregate = sql.get("record.findDeferralsDue.headOfAggregate")
+                .replace("{columns}", columns);
+        this.findDeferralsDueAny = sql.get("record.findDeferralsDue.any").replace("{columns}", columns);
         String fence = sql.get("record.fence");
         this.markCompleted = StatusWrite.of(sql.get("record.markCompleted"), fence);
         this.deleteCompleted = StatusWrite.of(sql.get("record.deleteCompleted"), fence);
         this.scheduleRetry = StatusWrite.of(sql.get("record.scheduleRetry"), fence);
+        this.defer = StatusWrite.of(sql.get("record.defer"), fence);
         this.markFailed = StatusWrite.of(sql.get("record.markFailed"), fence);
         this.findFailed = sql.get("admin.findFailed").replace("{columns}", columns);
         this.markCompletedBulk = sql.find("record.markCompleted.bulk").orElse(null);
@@ -97,10 +105,27 @@ public final class JdbcRecordStore implements RecordStore, RecordStatistics, Rec
 
     @Override
     public List<OutboxRecord> findDue(DueRecordsQuery query) {
+        MapSqlParameterSource parameters = new MapSqlParameterSource("now", dialect.timestampValue(query.now()));
+        String setAsideFilter = "";
+        if (!query.setAside().isEmpty()) {
+            setAsideFilter = sql.get("record.filter.setAside");
+            parameters.addValue("setAside", List.copyOf(query.setAside()));
+        }
         String statement = (query.headOfAggregateOnly() ? findDueHeadOfAggregate : findDueAny)
                 .replace("{partitionFilter}", partitionFilter(query.partitions()))
+                .replace("{setAsideFilter}", setAsideFilter)
                 .replace("{limit}", Integer.toString(query.limit()));
-        return jdbc.query(statement, Map.of("now", dialect.timestampValue(query.now())), rowMapper);
+        return jdbc.query(statement, parameters, rowMapper);
+    }
+
+    @Override
+    public List<OutboxRecord> findDeferralsDue(DeferredRecordsQuery query) {
+        String statement = (query.headOfAggregateOnly() ? findDeferralsDueHeadOfAggregate : findDeferralsDueAny)
+                .replace("{partitionFilter}", partitionFilter(query.partitions()))
+                .replace("{limit}", Integer.toString(query.limit()));
+        return jdbc.query(statement, new MapSqlParameterSource("now", dialect.timestampValue(query.now()))
+                .addValue("handlerIds", List.copyOf(query.handlerIds()))
+                .addValue("maxDeferralCutoff", dialect.timestampValue(query.maxDeferralCutoff())), rowMapper);
     }
 
     @Override
@@ -211,6 +236,13 @@ public final class JdbcRecordStore implements RecordStore, RecordStatistics, Rec
     public boolean scheduleRetry(Delivery delivery, int retryCount, Instant nextRetryAt, String lastError) {
         return jdbc.update(scheduleRetry.sqlFor(delivery.fence()), keys(delivery).addValue("retryCount", retryCount)
                 .addValue("nextRetryAt", dialect.timestampValue(nextRetryAt)).addValue("lastError", lastError)) == 1;
+    }
+
+    @Override
+    public boolean defer(Delivery delivery, Instant nextAttemptAt, String lastError, Instant deferredAt) {
+        return jdbc.update(defer.sqlFor(delivery.fence()), keys(delivery)
+                .addValue("nextAttemptAt", dialect.timestampValue(nextAttemptAt)).addValue("lastError", lastError)
+                .addValue("deferredAt", dialect.timestampValue(deferredAt))) == 1;
     }
 
     @Override
@@ -328,6 +360,7 @@ public final class JdbcRecordStore implements RecordStore, RecordStatistics, Rec
                 .traceContext(rs.getString("trace_context"))
                 .headers(RecordHeaders.decode(rs.getString("headers")))
                 .handlerId(rs.getString("handler_id"))
+                .firstDeferredAt(dialect.readTimestamp(rs, "first_deferred_at"))
                 .build();
     }
 }

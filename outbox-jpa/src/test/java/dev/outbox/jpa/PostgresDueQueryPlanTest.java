@@ -76,6 +76,7 @@ class PostgresDueQueryPlanTest {
         String query = sql.get("record.findDue.headOfAggregate")
                 .replace("{columns}", sql.get("record.columns"))
                 .replace("{partitionFilter}", "")
+                .replace("{setAsideFilter}", "")
                 .replace("{limit}", Integer.toString(LIMIT));
         // The statement takes named parameters; plain JDBC binds them by position.
         ParsedSql parsed = NamedParameterUtils.parseSqlStatement(query);

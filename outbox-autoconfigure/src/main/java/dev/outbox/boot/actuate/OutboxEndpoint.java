@@ -139,7 +139,8 @@ public class OutboxEndpoint {
 
     /**
      * NEW records whose partition's owner lacks their handler: during a rolling deploy, records of a newer version in
-     * the partitions of an older one. They fail once older than {@code outbox.processing.max-deferral}.
+     * the partitions of an older one. They fail once {@code outbox.processing.max-deferral} has passed since their
+     * first deferral.
      *
      * @param records how many
      * @param unhandled how many of them no live instance has the handler for: a stuck deploy or a removed handler
