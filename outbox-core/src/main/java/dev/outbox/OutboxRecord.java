@@ -25,6 +25,8 @@ import org.jspecify.annotations.Nullable;
  */
 public final class OutboxRecord {
 
+    /** Length limit of a record's id, in characters; the ids the library assigns are 36 characters long. */
+    public static final int MAX_ID_LENGTH = 64;
     /** Length limit of {@code aggregate_id}, in characters; the column is {@code VARCHAR(255)}. */
     public static final int MAX_AGGREGATE_ID_LENGTH = 255;
     /** Length limit of {@code event_type}, in characters; the column is {@code VARCHAR(255)}. */
@@ -57,7 +59,7 @@ public final class OutboxRecord {
     private final Map<String, String> headers;
 
     private OutboxRecord(RestoreBuilder b) {
-        this.id = RecordFields.requireText("id", b.id, 64);
+        this.id = RecordFields.requireText("id", b.id, MAX_ID_LENGTH);
         this.aggregateId = RecordFields.requireText("aggregateId", b.aggregateId, MAX_AGGREGATE_ID_LENGTH);
         this.eventType = RecordFields.requireText("eventType", b.eventType, MAX_EVENT_TYPE_LENGTH);
         this.payload = Objects.requireNonNull(b.payload, "payload must not be null");
@@ -272,6 +274,22 @@ public final class OutboxRecord {
      */
     public static void checkPayloadSize(String payload, int maxPayloadBytes) {
         RecordFields.checkPayloadSize(payload, maxPayloadBytes);
+    }
+
+    /**
+     * Checks a value that is compared with a record's text field (an id, event type, aggregate id or handler id given
+     * to a query) by the rules a new record's field obeys, so that it never reaches the database when no record can
+     * match it: PostgreSQL can neither store nor compare U+0000, and an unpaired surrogate is not text.
+     *
+     * @param name the parameter, named by the exception
+     * @param maxLength the field's limit in characters, e.g. {@link #MAX_EVENT_TYPE_LENGTH}
+     * @return {@code value}
+     * @throws IllegalArgumentException naming {@code name} (and the limit) for a null or blank value, one longer than
+     *     {@code maxLength}, one that is not valid UTF-16 or one that contains U+0000; the message does not repeat the
+     *     value
+     */
+    public static String checkTextField(String name, @Nullable String value, int maxLength) {
+        return RecordFields.storableText(name, value, maxLength);
     }
 
     /** Checks a configured payload limit: at least one byte. */

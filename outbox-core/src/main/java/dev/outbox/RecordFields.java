@@ -1,6 +1,7 @@
 package dev.outbox;
 
 import com.google.common.base.Utf8;
+import java.util.Objects;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -33,6 +34,14 @@ final class RecordFields {
             throw new IllegalArgumentException(field + " is not valid UTF-16 text: " + e.getMessage(), e);
         }
         return value;
+    }
+
+    /**
+     * A text that a new record's field may hold: {@link #requireText}'s rules and no U+0000. A value that breaks them
+     * matches no record, and PostgreSQL cannot even compare it, so filters are held to the same rule.
+     */
+    static String storableText(String field, @Nullable String value, int maxLength) {
+        return Objects.requireNonNull(withoutNul(field, requireText(field, value, maxLength)));
     }
 
     /** An optional text of at most {@code maxLength} characters. */

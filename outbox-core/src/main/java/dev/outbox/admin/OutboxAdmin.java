@@ -14,6 +14,11 @@ import org.slf4j.LoggerFactory;
 /**
  * The operator's handle on FAILED records, which hold back their aggregate under stop-on-first-failure: list them,
  * retry one or all, skip one so the aggregate continues, or delete one. Every change is logged at INFO.
+ *
+ * <p>Record ids and the text criteria of a {@link FailedRecordFilter} are checked before the store sees them, by the
+ * rules of {@link OutboxRecord#checkTextField}: a blank value, one longer than its column, one that is not valid UTF-16
+ * or one with U+0000 (which PostgreSQL can neither store nor compare) is refused with an
+ * {@link IllegalArgumentException} naming the parameter, and nothing is changed.
  */
 public final class OutboxAdmin {
 
@@ -37,8 +42,7 @@ public final class OutboxAdmin {
 
     /** FAILED records matching the filter, oldest first; {@code limit} between 1 and {@value #MAX_LIST_SIZE}. */
     public List<OutboxRecord> failedRecords(FailedRecordFilter filter, int limit) {
-        return store.findFailed(Objects.requireNonNull(filter, "filter"), Checks.inRange("limit", limit, 1,
-                MAX_LIST_SIZE));
+        return store.findFailed(checked(filter), Checks.inRange("limit", limit, 1, MAX_LIST_SIZE));
     }
 
     /** Makes a FAILED record due again with a fresh retry count; false when it was not FAILED. */
@@ -53,7 +57,7 @@ public final class OutboxAdmin {
 
     /** {@link #retry} for every FAILED record matching the filter; returns how many. */
     public int retryAll(FailedRecordFilter filter) {
-        int count = store.retryAllFailed(Objects.requireNonNull(filter, "filter"), clock.instant());
+        int count = store.retryAllFailed(checked(filter), clock.instant());
         log.info("Outbox admin: {} FAILED record(s) matching {} reset to NEW", count, filter);
         if (count > 0) {
             afterChange.run();
@@ -82,10 +86,22 @@ public final class OutboxAdmin {
     }
 
     private static String requireId(@Nullable String recordId) {
-        if (recordId == null || recordId.isBlank()) {
-            throw new IllegalArgumentException("recordId must not be blank");
+        return OutboxRecord.checkTextField("recordId", recordId, OutboxRecord.MAX_ID_LENGTH);
+    }
+
+    /** The filter, once each text criterion given is one a record's field could hold. */
+    private static FailedRecordFilter checked(@Nullable FailedRecordFilter filter) {
+        Objects.requireNonNull(filter, "filter must not be null");
+        checkCriterion("eventType", filter.eventType(), OutboxRecord.MAX_EVENT_TYPE_LENGTH);
+        checkCriterion("aggregateId", filter.aggregateId(), OutboxRecord.MAX_AGGREGATE_ID_LENGTH);
+        checkCriterion("handlerId", filter.handlerId(), OutboxRecord.MAX_HANDLER_ID_LENGTH);
+        return filter;
+    }
+
+    private static void checkCriterion(String name, @Nullable String value, int maxLength) {
+        if (value != null) { // absent: any value
+            OutboxRecord.checkTextField(name, value, maxLength);
         }
-        return recordId;
     }
 
     /** Assembles an {@link OutboxAdmin}; the store is required. */

@@ -60,7 +60,7 @@ public class NamedOutboxesEndpoint {
     }
 
     private WebEndpointResponse<Object> notFound(String name) {
-        return new WebEndpointResponse<>(new UnknownOutbox("no outbox is named '" + name + "'", byName.keySet()),
+        return new WebEndpointResponse<>(new UnknownOutbox("no outbox is named " + EchoedInput.quoted(name), byName.keySet()),
                 WebEndpointResponse.STATUS_NOT_FOUND);
     }
 

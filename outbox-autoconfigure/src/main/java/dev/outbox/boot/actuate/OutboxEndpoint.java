@@ -53,22 +53,27 @@ public class OutboxEndpoint {
 
     /**
      * {@code POST /actuator/outbox/{recordId}} with {@code {"action": "retry" | "skip" | "delete"}}: acts on one FAILED
-     * record (delete also takes a SKIPPED one). Another action is answered 400 with the allowed ones.
+     * record (delete also takes a SKIPPED one). Another action is answered 400 with the allowed ones, and so is a
+     * record id that {@link OutboxAdmin} refuses (blank, too long, U+0000, unpaired surrogates).
      */
     @WriteOperation
     public WebEndpointResponse<Object> act(@Selector String recordId, String action) {
-        return switch (action) {
-            case "retry" -> done(action, admin.retry(recordId) ? 1 : 0);
-            case "skip" -> done(action, admin.skip(recordId) ? 1 : 0);
-            case "delete" -> done(action, admin.delete(recordId) ? 1 : 0);
-            default -> unknown(action, RECORD_ACTIONS);
-        };
+        try {
+            return switch (action) {
+                case "retry" -> done(action, admin.retry(recordId) ? 1 : 0);
+                case "skip" -> done(action, admin.skip(recordId) ? 1 : 0);
+                case "delete" -> done(action, admin.delete(recordId) ? 1 : 0);
+                default -> unknown(action, RECORD_ACTIONS);
+            };
+        } catch (IllegalArgumentException refused) {
+            return badRequest(refused, RECORD_ACTIONS);
+        }
     }
 
     /**
      * {@code POST /actuator/outbox} with {@code {"action": "retry-all"}} and optionally {@code eventType},
      * {@code aggregateId} and {@code handlerId}: makes every matching FAILED record due again. Another action is
-     * answered 400.
+     * answered 400, and so is a filter value that {@link OutboxAdmin} refuses; then no record is changed.
      */
     @WriteOperation
     public WebEndpointResponse<Object> actOnAll(String action, @Nullable String eventType,
@@ -76,8 +81,12 @@ public class OutboxEndpoint {
         if (!RETRY_ALL.equals(action)) {
             return unknown(action, List.of(RETRY_ALL));
         }
-        return done(action, admin.retryAll(FailedRecordFilter.any().withEventType(eventType)
-                .withAggregateId(aggregateId).withHandlerId(handlerId)));
+        try {
+            return done(action, admin.retryAll(FailedRecordFilter.any().withEventType(eventType)
+                    .withAggregateId(aggregateId).withHandlerId(handlerId)));
+        } catch (IllegalArgumentException refused) {
+            return badRequest(refused, List.of(RETRY_ALL));
+        }
     }
 
     private static WebEndpointResponse<Object> done(String action, int records) {
@@ -85,8 +94,14 @@ public class OutboxEndpoint {
     }
 
     private static WebEndpointResponse<Object> unknown(String action, List<String> allowed) {
-        return new WebEndpointResponse<>(new AdminError("unknown action '" + action + "'; allowed: "
+        return new WebEndpointResponse<>(new AdminError("unknown action " + EchoedInput.quoted(action) + "; allowed: "
                 + String.join(", ", allowed), allowed), WebEndpointResponse.STATUS_BAD_REQUEST);
+    }
+
+    /** The admin's refusal names the parameter and the limit and does not repeat the value. */
+    private static WebEndpointResponse<Object> badRequest(IllegalArgumentException refused, List<String> allowed) {
+        return new WebEndpointResponse<>(new AdminError(String.valueOf(refused.getMessage()), allowed),
+                WebEndpointResponse.STATUS_BAD_REQUEST);
     }
 
     /** Why an operation was refused, and what it accepts. */

@@ -1,0 +1,11 @@
+package dev.outbox.boot.actuate;
+
+import dev.outbox.jpa.testing.TestDatabase;
+
+class H2BadInputTest extends AbstractBadInputTest {
+
+    @Override
+    protected TestDatabase.Kind databaseKind() {
+        return TestDatabase.Kind.H2;
+    }
+}
