@@ -11,7 +11,6 @@ import dev.outbox.jpa.OutboxSchemaInitializer;
 import dev.outbox.jpa.dialect.DatabaseDialect;
 import dev.outbox.jpa.dialect.OutboxTables;
 import dev.outbox.jpa.dialect.SqlStatements;
-import dev.outbox.jpa.dialect.TablesLocation;
 import dev.outbox.monitoring.OutboxMonitor;
 import dev.outbox.node.LocalWakeUps;
 import dev.outbox.node.OutboxNode;
@@ -22,18 +21,13 @@ import dev.outbox.spi.PartitionListener;
 import dev.outbox.spi.RecordContext;
 import java.time.Clock;
 import java.util.ArrayList;
-import java.util.Arrays;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
-import java.util.Objects;
 import java.util.TreeSet;
 import javax.sql.DataSource;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.beans.factory.ListableBeanFactory;
-import org.springframework.beans.factory.NoSuchBeanDefinitionException;
 import org.springframework.core.env.Environment;
 import org.springframework.jdbc.datasource.DataSourceTransactionManager;
 import org.springframework.transaction.PlatformTransactionManager;
@@ -84,16 +78,14 @@ final class NamedOutboxFactory {
     }
 
     /**
-     * The outboxes of {@code outbox.outboxes}, made in order; none shares its tables with another or with the default
-     * outbox ({@code defaultDataSource}). When one cannot be made, those made before it are closed.
+     * The outboxes of {@code outbox.outboxes}, made in order once {@code check} has passed every outbox's settings
+     * (before any of them creates its tables). When one cannot be made, those made before it are closed.
      */
-    NamedOutboxes create(@Nullable DataSource defaultDataSource) {
-        Map<String, DataSource> dataSources = new LinkedHashMap<>();
-        properties.outboxes().forEach((name, settings) -> dataSources.put(name, dataSource(name, settings)));
-        refuseSharedTables(defaultDataSource, dataSources);
+    NamedOutboxes create(OutboxSettingsCheck check) {
+        check.run();
         List<NamedOutbox> made = new ArrayList<>();
         try {
-            properties.outboxes().forEach((name, settings) -> made.add(create(name, settings, dataSources.get(name))));
+            properties.outboxes().forEach((name, settings) -> made.add(create(name, settings, check.dataSource(name))));
         } catch (RuntimeException e) {
             made.forEach(outbox -> {
                 try {
@@ -107,47 +99,10 @@ final class NamedOutboxFactory {
         return new NamedOutboxes(made);
     }
 
-    /**
-     * Fails when two outboxes take the same tables: where the databases tell where the tables are, the same tables of
-     * one database, whichever DataSources reach them; else the same tables of one DataSource object.
-     */
-    private void refuseSharedTables(@Nullable DataSource defaultDataSource, Map<String, DataSource> dataSources) {
-        if (dataSources.isEmpty()) {
-            return; // the default outbox alone: nothing to ask its database, nothing to log
-        }
-        List<Tables> outboxes = new ArrayList<>();
-        if (defaultDataSource != null) {
-            outboxes.add(Tables.locate("the default outbox (outbox.*)", defaultDataSource, properties.tables()));
-        }
-        dataSources.forEach((name, dataSource) -> outboxes.add(Tables.locate("outbox.outboxes." + name, dataSource,
-                properties.outboxes().get(name).tables(name))));
-        logUnlocated(outboxes);
-        for (int i = 1; i < outboxes.size(); i++) {
-            Tables tables = outboxes.get(i);
-            outboxes.subList(0, i).stream().filter(tables::clashesWith).findFirst().ifPresent(other -> {
-                throw new IllegalArgumentException(tables.owner() + " uses the tables of " + other.owner() + ": "
-                        + tables.shared(other) + "; give it another table-prefix or schema");
-            });
-        }
-    }
-
-    /** One line for the outboxes whose database could not tell where their tables are, with the first reason. */
-    private static void logUnlocated(List<Tables> outboxes) {
-        List<Tables> unlocated = outboxes.stream().filter(tables -> tables.location() == null).toList();
-        if (unlocated.isEmpty()) {
-            return;
-        }
-        log.info("Outbox: cannot ask the database where the tables of {} are ({}); those are told apart from the other "
-                + "outboxes' by their DataSource object only", unlocated.stream().map(Tables::owner).toList(),
-                unlocated.get(0).unlocatedBecause());
-        unlocated.forEach(tables -> log.debug("Outbox: the database of {} did not tell where its tables are: {}",
-                tables.owner(), tables.unlocatedBecause()));
-    }
-
     private NamedOutbox create(String name, OutboxProperties.Named settings, DataSource dataSource) {
         OutboxTables tables = settings.tables(name);
         OutboxHandlers outboxHandlers = handlers(name, settings);
-        PlatformTransactionManager transactionManager = transactionManager(name, settings, dataSource);
+        PlatformTransactionManager transactionManager = transactionManager(settings, dataSource);
         if (settings.schemaInitialization().enabled()) {
             OutboxSchemaInitializer.apply(dataSource, tables);
         }
@@ -212,58 +167,12 @@ final class NamedOutboxFactory {
         }
     }
 
-    private DataSource dataSource(String name, OutboxProperties.Named settings) {
-        String bean = Objects.requireNonNull(settings.dataSource());
-        try {
-            return beans.getBean(bean, DataSource.class);
-        } catch (NoSuchBeanDefinitionException e) {
-            throw new IllegalArgumentException("outbox.outboxes." + name + ".data-source is '" + bean + "', which is "
-                    + "no DataSource bean; the DataSource beans are "
-                    + Arrays.toString(beans.getBeanNamesForType(DataSource.class)), e);
-        }
-    }
-
-    private PlatformTransactionManager transactionManager(String name, OutboxProperties.Named settings,
-            DataSource dataSource) {
+    private PlatformTransactionManager transactionManager(OutboxProperties.Named settings, DataSource dataSource) {
         String bean = settings.transactionManager();
         if (bean == null || bean.isBlank()) {
             return new DataSourceTransactionManager(dataSource);
         }
-        try {
-            return beans.getBean(bean, PlatformTransactionManager.class);
-        } catch (NoSuchBeanDefinitionException e) {
-            throw new IllegalArgumentException("outbox.outboxes." + name + ".transaction-manager is '" + bean
-                    + "', which is no PlatformTransactionManager bean; those beans are "
-                    + Arrays.toString(beans.getBeanNamesForType(PlatformTransactionManager.class)), e);
-        }
-    }
-
-    /**
-     * The tables an outbox takes: two outboxes need different ones. {@code location} is where they are as the
-     * database tells, null when it cannot ({@code unlocatedBecause} says why).
-     */
-    private record Tables(String owner, DataSource dataSource, OutboxTables tables, @Nullable TablesLocation location,
-            @Nullable String unlocatedBecause) {
-
-        static Tables locate(String owner, DataSource dataSource, OutboxTables tables) {
-            try {
-                return new Tables(owner, dataSource, tables, TablesLocation.read(dataSource, tables), null);
-            } catch (RuntimeException e) {
-                // not a reason to stop: the check falls back to the DataSource object; a DataSource that fails
-                // altogether stops the start when the outbox is made, with its own message
-                return new Tables(owner, dataSource, tables, null, String.valueOf(e.getMessage()));
-            }
-        }
-
-        boolean clashesWith(Tables other) {
-            return location != null && location.equals(other.location)
-                    || dataSource == other.dataSource && tables.equals(other.tables);
-        }
-
-        /** What the two share, for the message. */
-        String shared(Tables other) {
-            return location != null && location.equals(other.location) ? location.toString()
-                    : tables + " on the same DataSource";
-        }
+        // checked by OutboxSettingsCheck; taken only now, since a JPA one waits for the database initialization
+        return beans.getBean(bean, PlatformTransactionManager.class);
     }
 }

@@ -34,11 +34,10 @@ public class NamedOutboxesAutoConfiguration {
             OutboxHandlerBeans handlerBeans, PayloadSerializer serializer, ObjectProvider<OutboxListener> listeners,
             ObjectProvider<PartitionListener> partitionListeners, ObjectProvider<OutboxObservation> observation,
             ObjectProvider<RecordContext> contexts, ObjectProvider<OutboxMeters> meters,
-            OutboxInstanceIdentity identity, Clock clock, Environment environment,
-            ObjectProvider<DataSource> defaultDataSource) {
+            OutboxInstanceIdentity identity, Clock clock, Environment environment, OutboxSettingsCheck settingsCheck) {
         return new NamedOutboxFactory(beans, properties, handlers, handlerBeans, serializer,
                 listeners.orderedStream().toList(), partitionListeners.orderedStream().toList(),
                 observation.getIfAvailable(() -> OutboxObservation.NOOP), contexts.orderedStream().toList(),
-                meters.getIfAvailable(), identity, clock, environment).create(defaultDataSource.getIfAvailable());
+                meters.getIfAvailable(), identity, clock, environment).create(settingsCheck);
     }
 }

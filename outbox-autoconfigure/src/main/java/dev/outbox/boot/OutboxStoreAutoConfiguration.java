@@ -17,6 +17,7 @@ import dev.outbox.spi.RecordStore;
 import java.time.Clock;
 import javax.sql.DataSource;
 import org.jspecify.annotations.Nullable;
+import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
@@ -47,10 +48,21 @@ public class OutboxStoreAutoConfiguration {
         return Clock.systemUTC();
     }
 
+    /**
+     * Every outbox's settings (the default one's and each of {@code outbox.outboxes}), checked against the beans and
+     * databases before the first outbox table is made.
+     */
+    @Bean
+    OutboxSettingsCheck outboxSettingsCheck(ListableBeanFactory beans, OutboxProperties properties,
+            ObjectProvider<DataSource> dataSource) {
+        return new OutboxSettingsCheck(beans, properties, dataSource.getIfAvailable());
+    }
+
     @Bean
     @ConditionalOnBooleanProperty("outbox.schema-initialization.enabled")
-    OutboxSchemaInitialization outboxSchemaInitialization(DataSource dataSource, OutboxProperties properties) {
-        return new OutboxSchemaInitialization(dataSource, properties.tables());
+    OutboxSchemaInitialization outboxSchemaInitialization(DataSource dataSource, OutboxProperties properties,
+            OutboxSettingsCheck settingsCheck) {
+        return new OutboxSchemaInitialization(dataSource, properties.tables(), settingsCheck);
     }
 
     /** The application's own Liquibase runs one instance at a time, as the outbox's schema initialization does. */
@@ -70,7 +82,9 @@ public class OutboxStoreAutoConfiguration {
     @Bean(destroyMethod = "close")
     @ConditionalOnMissingBean
     @DependsOnDatabaseInitialization
-    JdbcOutboxStores outboxStores(DataSource dataSource, SqlStatements statements, OutboxProperties properties) {
+    JdbcOutboxStores outboxStores(DataSource dataSource, SqlStatements statements, OutboxProperties properties,
+            OutboxSettingsCheck settingsCheck) {
+        settingsCheck.run();
         return JdbcOutboxStores.create(dataSource, statements, properties.listenNotify());
     }
 

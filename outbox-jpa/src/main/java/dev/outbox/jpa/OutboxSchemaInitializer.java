@@ -1,6 +1,7 @@
 package dev.outbox.jpa;
 
 import dev.outbox.jpa.dialect.OutboxTables;
+import dev.outbox.jpa.dialect.SchemaCheck;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.util.HashMap;
@@ -72,11 +73,12 @@ public final class OutboxSchemaInitializer {
 
     /**
      * Applies the changelog to {@code tables}: the changelog parameter {@value #TABLE_PREFIX_PARAMETER} is their
-     * prefix, and their schema, if any, is Liquibase's default schema (it must exist). Tables with a prefix other than
-     * the default are tracked in changelog tables of their own, {@code <prefix>changelog} and
+     * prefix, and their schema, if any, is Liquibase's default schema. It must exist: a missing one fails before
+     * Liquibase runs, in one line naming the property ({@link SchemaCheck}). Tables with a prefix other than the
+     * default are tracked in changelog tables of their own, {@code <prefix>changelog} and
      * {@code <prefix>changelog_lock}, so that several sets of outbox tables can share a schema.
      *
-     * @throws IllegalStateException if the changelog cannot be read or applied
+     * @throws IllegalStateException if the schema does not exist, or the changelog cannot be read or applied
      */
     public static void apply(DataSource dataSource, OutboxTables tables) {
         int applied = applyCounting(dataSource, tables);
@@ -103,6 +105,7 @@ public final class OutboxSchemaInitializer {
     static int applyCounting(DataSource dataSource, OutboxTables tables) {
         Objects.requireNonNull(dataSource, "dataSource");
         Objects.requireNonNull(tables, "tables");
+        SchemaCheck.requireSchema(dataSource, tables);
         try {
             return update(dataSource, tables);
         } catch (Exception e) {

@@ -62,6 +62,11 @@ public enum DatabaseDialect {
         this.identifierQuote = identifierQuote;
     }
 
+    /** The database's name as people write it, for messages: {@code PostgreSQL}, {@code MariaDB}, … */
+    public String productName() {
+        return productName;
+    }
+
     /** Whether a committing transaction can wake the other instances (LISTEN/NOTIFY); see PostgresNotifications. */
     public boolean hasNotifications() {
         return notifications;

@@ -34,10 +34,13 @@ public final class OutboxTables {
 
     private final @Nullable String schema;
     private final String tablePrefix;
+    /** Where the names were configured, for the messages of checks against the database; not part of equality. */
+    private final String properties;
 
     private OutboxTables(Builder builder) {
         this.schema = builder.schema;
         this.tablePrefix = builder.tablePrefix;
+        this.properties = builder.properties;
     }
 
     /** {@code outbox_record}, {@code outbox_instance} and {@code outbox_partition} in the connection's schema. */
@@ -56,6 +59,11 @@ public final class OutboxTables {
 
     public String tablePrefix() {
         return tablePrefix;
+    }
+
+    /** The property the schema was set by, for messages: {@code outbox.schema} unless the builder was told otherwise. */
+    public String schemaProperty() {
+        return properties + ".schema";
     }
 
     /** Whether these are the default names in the default schema, which the SQL leaves unquoted. */

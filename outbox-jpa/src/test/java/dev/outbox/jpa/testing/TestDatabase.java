@@ -155,6 +155,32 @@ public final class TestDatabase implements AutoCloseable {
         return wanted;
     }
 
+    /**
+     * Every table of this database outside the system schemas, as {@code schema.table} (on MariaDB, whose schemas are
+     * databases of the server, those of this database and of the schemas {@link #createSchema} made): what a test
+     * asserts is empty when nothing may have been created.
+     */
+    public List<String> tables() {
+        String sql = switch (kind) {
+            case POSTGRES -> "SELECT table_schema || '.' || table_name FROM information_schema.tables"
+                    + " WHERE table_schema NOT IN ('pg_catalog', 'information_schema')";
+            case H2 -> "SELECT table_schema || '.' || table_name FROM information_schema.tables"
+                    + " WHERE table_schema <> 'INFORMATION_SCHEMA'";
+            case MARIADB -> "SELECT CONCAT(table_schema, '.', table_name) FROM information_schema.tables"
+                    + " WHERE table_schema = DATABASE() OR table_schema IN ('" + String.join("', '", schemas) + "')";
+        };
+        List<String> tables = new ArrayList<>();
+        try (Connection connection = dataSource.getConnection(); Statement statement = connection.createStatement();
+                ResultSet rows = statement.executeQuery(sql)) {
+            while (rows.next()) {
+                tables.add(rows.getString(1));
+            }
+        } catch (SQLException e) {
+            throw new IllegalStateException("Could not list the tables of " + name, e);
+        }
+        return tables;
+    }
+
     /** A pool of at most ten connections to this database; closed by {@link #close()}. */
     public DataSource dataSource() {
         return dataSource;
