@@ -2,6 +2,7 @@ package dev.outbox.kafka;
 
 import dev.outbox.OutboxRecord;
 import dev.outbox.internal.Checks;
+import dev.outbox.internal.DaemonThreads;
 import dev.outbox.internal.Futures;
 import dev.outbox.publish.OutboxMessageHeaders;
 import dev.outbox.publish.OutboxPublisher;
@@ -10,10 +11,13 @@ import dev.outbox.publish.PublishException;
 import dev.outbox.publish.PublishException.Reason;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.Executor;
+import java.util.concurrent.SynchronousQueue;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.clients.producer.ProducerRecord;
@@ -36,9 +40,14 @@ import org.jspecify.annotations.Nullable;
  * producer's send completes: with {@code acks=all}, when every in-sync replica has it. Create the producer with
  * {@link OutboxKafkaProducers}: idempotent, so the producer's own retries add no copies.
  *
- * <p>Errors: a topic that does not exist is {@link Reason#DESTINATION_NOT_FOUND} (the producer only waits for its
- * metadata until {@code max.block.ms}; with a {@linkplain Builder#topicLookup topic lookup} the publisher asks the
- * cluster whether the topic exists before it says so, and otherwise counts the wait as a retryable
+ * <p>{@link #publish} never blocks: the first send to a topic (and the first after a failed send, or after
+ * {@linkplain Builder#topicCheckExpiry a few seconds}) waits, on a thread of the publisher's own, for one check of the
+ * topic that all sends to it share: with a {@linkplain Builder#topicLookup topic lookup}, whether the topic exists,
+ * then the producer's metadata of it. So a missing, unauthorised or unreachable topic costs one check, not one
+ * {@code max.block.ms} per record on the engine's worker, and holds back no other topic.
+ *
+ * <p>Errors: a topic that does not exist is {@link Reason#DESTINATION_NOT_FOUND}, at once when the topic lookup says
+ * so (without one, the producer waits for its metadata until {@code max.block.ms}, which counts as a retryable
  * {@link Reason#TIMEOUT}); a message over {@code max.request.size} or the topic's {@code max.message.bytes}
  * {@link Reason#TOO_LARGE}; a refused authorization {@link Reason#NOT_AUTHORIZED}; the producer's delivery timeout
  * {@link Reason#TIMEOUT}; Kafka's retriable errors {@link Reason#REJECTED}.
@@ -48,11 +57,19 @@ import org.jspecify.annotations.Nullable;
  */
 public final class KafkaOutboxPublisher implements OutboxPublisher {
 
+    /** How long what a topic check found is kept unless the builder says otherwise. */
+    public static final Duration DEFAULT_TOPIC_CHECK_EXPIRY = Duration.ofSeconds(5);
+
+    /** How long the topic lookup may take before the producer's metadata decides alone. */
+    private static final Duration TOPIC_LOOKUP_TIMEOUT = OutboxKafkaProducers.DEFAULT_MAX_BLOCK;
+
     private final Producer<String, byte[]> producer;
     private final OutboxRouter<String> router;
     private final OutboxMessageHeaders headers;
     private final Duration acknowledgementTimeout;
     private final @Nullable Admin topicLookup;
+    private final Executor blockingCalls;
+    private final TopicReadiness topics;
 
     private KafkaOutboxPublisher(Builder builder) {
         this.producer = builder.producer;
@@ -60,6 +77,13 @@ public final class KafkaOutboxPublisher implements OutboxPublisher {
         this.headers = builder.headers;
         this.acknowledgementTimeout = builder.acknowledgementTimeout;
         this.topicLookup = builder.topicLookup;
+        // sends that may block (waiting for metadata or buffer space) run here, side by side, never on the engine's
+        // workers; threads come when needed and go after a minute idle
+        ThreadPoolExecutor threads = new ThreadPoolExecutor(0, Integer.MAX_VALUE, 60, TimeUnit.SECONDS,
+                new SynchronousQueue<>(), DaemonThreads.numbered("outbox-kafka-send"));
+        this.blockingCalls = threads;
+        this.topics = new TopicReadiness(producer, topicLookup, TOPIC_LOOKUP_TIMEOUT, builder.topicCheckExpiry,
+                threads);
     }
 
     public static Builder builder(Producer<String, byte[]> producer) {
@@ -75,6 +99,15 @@ public final class KafkaOutboxPublisher implements OutboxPublisher {
         ProducerRecord<String, byte[]> message = new ProducerRecord<>(topic, null,
                 record.getCreatedAt().toEpochMilli(), record.getAggregateId(),
                 record.getPayload().getBytes(StandardCharsets.UTF_8), kafkaHeaders);
+        CompletableFuture<Void> ready = topics.of(topic);
+        if (ready.isDone() && !ready.isCompletedExceptionally()) {
+            return send(where, message); // the usual case: the producer has the metadata, the send does not block
+        }
+        return ready.exceptionallyCompose(notReady -> CompletableFuture.failedFuture(withRecord(where, notReady)))
+                .thenComposeAsync(ok -> send(where, message), blockingCalls);
+    }
+
+    private CompletionStage<RecordMetadata> send(String where, ProducerRecord<String, byte[]> message) {
         CompletableFuture<RecordMetadata> acknowledgement = new CompletableFuture<>();
         try {
             producer.send(message, (metadata, failure) -> {
@@ -85,10 +118,13 @@ public final class KafkaOutboxPublisher implements OutboxPublisher {
                 }
             });
         } catch (RuntimeException e) {
-            // a send can fail before it is queued: too large, no metadata within max.block.ms, producer closed
+            // a send can fail before it is queued: too large, metadata gone meanwhile, producer closed
             acknowledgement.completeExceptionally(e);
         }
-        return acknowledgement.exceptionallyCompose(failure -> failed(where, topic, Futures.unwrap(failure)));
+        return acknowledgement.exceptionallyCompose(failure -> {
+            topics.forget(message.topic());
+            return CompletableFuture.failedFuture(withRecord(where, Futures.unwrap(failure)));
+        });
     }
 
     @Override
@@ -102,36 +138,18 @@ public final class KafkaOutboxPublisher implements OutboxPublisher {
                 + acknowledgementTimeout + (topicLookup == null ? "" : ", with topic lookup") + "}";
     }
 
-    private CompletionStage<RecordMetadata> failed(String where, String topic, Throwable failure) {
-        if (failure instanceof TimeoutException && String.valueOf(failure.getMessage()).contains("metadata")) {
-            return topicLookup == null
-                    ? CompletableFuture.failedFuture(new PublishException(Reason.TIMEOUT, where
-                            + failure.getMessage() + " (the topic may not exist, or the cluster is not reachable)",
-                            failure))
-                    : lookUp(where, topic, failure);
+    /** The failure as stored on the record: the record and the topic first. */
+    private static PublishException withRecord(String where, Throwable failure) {
+        Throwable cause = Futures.unwrap(failure);
+        if (cause instanceof PublishException verdict) {
+            return new PublishException(verdict.reason(), where + verdict.getMessage(), verdict.getCause());
         }
-        return CompletableFuture.failedFuture(translate(where, failure));
-    }
-
-    /** Whether the topic exists decides between a missing destination and a cluster that did not answer. */
-    private CompletionStage<RecordMetadata> lookUp(String where, String topic, Throwable metadataTimeout) {
-        Admin admin = Objects.requireNonNull(topicLookup);
-        return admin.describeTopics(List.of(topic)).allTopicNames().toCompletionStage()
-                .<RecordMetadata>thenCompose(found -> CompletableFuture.failedFuture(new PublishException(
-                        Reason.TIMEOUT, where + metadataTimeout.getMessage() + "; the topic exists", metadataTimeout)))
-                .exceptionallyCompose(failure -> {
-                    Throwable cause = Futures.unwrap(failure);
-                    if (cause instanceof PublishException publishException) {
-                        return CompletableFuture.failedFuture(publishException);
-                    }
-                    if (cause instanceof UnknownTopicOrPartitionException) {
-                        return CompletableFuture.failedFuture(new PublishException(Reason.DESTINATION_NOT_FOUND,
-                                where + "the topic does not exist", cause));
-                    }
-                    return CompletableFuture.failedFuture(new PublishException(Reason.CONNECTION, where
-                            + metadataTimeout.getMessage() + "; the cluster could not say whether the topic exists: "
-                            + cause, metadataTimeout));
-                });
+        if (cause instanceof TimeoutException && String.valueOf(cause.getMessage()).contains("metadata")) {
+            // the producer lost the topic's metadata after the readiness check; the next send checks again
+            return new PublishException(Reason.TIMEOUT, where + cause.getMessage()
+                    + " (the topic may have been deleted, or the cluster is not reachable)", cause);
+        }
+        return translate(where, cause);
     }
 
     static PublishException translate(String where, Throwable failure) {
@@ -162,6 +180,7 @@ public final class KafkaOutboxPublisher implements OutboxPublisher {
         private OutboxMessageHeaders headers = OutboxMessageHeaders.defaults();
         private Duration acknowledgementTimeout = DEFAULT_ACKNOWLEDGEMENT_TIMEOUT;
         private @Nullable Admin topicLookup;
+        private Duration topicCheckExpiry = DEFAULT_TOPIC_CHECK_EXPIRY;
 
         private Builder(Producer<String, byte[]> producer) {
             this.producer = Objects.requireNonNull(producer, "producer");
@@ -192,11 +211,22 @@ public final class KafkaOutboxPublisher implements OutboxPublisher {
         }
 
         /**
-         * An admin client of the same cluster, asked whether a topic exists when the producer found no metadata for
-         * it: then a missing topic fails at once as {@link Reason#DESTINATION_NOT_FOUND}. Optional.
+         * An admin client of the same cluster, asked whether a topic exists before the first send to it (and again
+         * when the producer found no metadata for it): then a missing topic fails at once as
+         * {@link Reason#DESTINATION_NOT_FOUND}, without a send. Optional.
          */
         public Builder topicLookup(@Nullable Admin topicLookup) {
             this.topicLookup = topicLookup;
+            return this;
+        }
+
+        /**
+         * How long what a topic check found (the topic is there, missing, refused) holds for further sends to the
+         * topic; a topic created meanwhile is found by the next check. A failed send checks again at once.
+         * By default {@link #DEFAULT_TOPIC_CHECK_EXPIRY}.
+         */
+        public Builder topicCheckExpiry(Duration topicCheckExpiry) {
+            this.topicCheckExpiry = Checks.positive("topicCheckExpiry", topicCheckExpiry);
             return this;
         }
 
