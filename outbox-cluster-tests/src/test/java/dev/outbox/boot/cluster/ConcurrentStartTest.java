@@ -26,8 +26,8 @@ class ConcurrentStartTest {
 
     private static final List<String> REPLICAS = List.of("replica-1", "replica-2", "replica-3");
     /** Changesets of the outbox changelog: 14 everywhere, and PostgreSQL's two partial indexes. */
-    private static final int POSTGRES_CHANGESETS = 16;
-    private static final int MARIADB_CHANGESETS = 14;
+    private static final int POSTGRES_CHANGESETS = 17;
+    private static final int MARIADB_CHANGESETS = 15;
     /** The application changelog of outbox-jpa's tests: two changesets of its own around the outbox include. */
     private static final String APPLICATION_CHANGELOG = "classpath:dev/outbox/jpa/app-changelog-master.xml";
     private static final int APPLICATION_CHANGESETS = 2;
