@@ -90,6 +90,7 @@ public class OutboxProcessingAutoConfiguration {
                         .port(identity.port())
                         .capabilities(handlers.capabilities().withVersion(identity.version()))
                         .timings(properties.instance().timings())
+                        .handOverTimeout(properties.instance().handOverTimeout())
                         .partitionListener(partitionListener))
                 .wakeUpSource(wakeUps)
                 .wakeUpSource(stores.notifications());

@@ -332,6 +332,10 @@ public record OutboxProperties(
      *     place back; generated (host name and a random suffix) when empty
      * @param gracefulShutdownTimeoutSeconds on shutdown, how long records being handled may take to finish before the
      *     instance hands its partitions over
+     * @param handOverTimeoutSeconds on shutdown, how long the database steps of the hand-over may take together
+     *     (marking the instance SHUTTING_DOWN, releasing its partitions, leaving the instance table), the database
+     *     gone included; so a stop takes at most this plus the graceful-shutdown timeout. What is not done in time is
+     *     logged, and other instances take the partitions over after the stale-instance timeout
      * @param heartbeatIntervalSeconds how often the instance records that it is alive
      * @param staleInstanceTimeoutSeconds after how long without a heartbeat (by the database's clock) an instance
      *     counts as dead and its partitions are taken over; must be greater than the heartbeat interval
@@ -344,6 +348,7 @@ public record OutboxProperties(
     public record Instance(
             @DefaultValue("") String id,
             @DefaultValue("15") long gracefulShutdownTimeoutSeconds,
+            @DefaultValue("10") long handOverTimeoutSeconds,
             @DefaultValue("2") long heartbeatIntervalSeconds,
             @DefaultValue("10") long staleInstanceTimeoutSeconds,
             @DefaultValue("2") long newInstanceDetectionIntervalSeconds,
@@ -358,11 +363,17 @@ public record OutboxProperties(
                 throw new IllegalArgumentException("outbox.instance.version is " + version.length()
                         + " characters long; the limit is " + InstanceCapabilities.MAX_VERSION_LENGTH);
             }
+            Checks.atLeast("outbox.instance.hand-over-timeout-seconds", handOverTimeoutSeconds, 1);
             Checks.atLeast("outbox.instance.heartbeat-interval-seconds", heartbeatIntervalSeconds, 1);
             Checks.atLeast("outbox.instance.stale-instance-timeout-seconds", staleInstanceTimeoutSeconds, 1);
             Checks.atLeast("outbox.instance.new-instance-detection-interval-seconds",
                     newInstanceDetectionIntervalSeconds, 1);
             timings(heartbeatIntervalSeconds, staleInstanceTimeoutSeconds, newInstanceDetectionIntervalSeconds);
+        }
+
+        /** {@link #handOverTimeoutSeconds()} as a duration. */
+        public Duration handOverTimeout() {
+            return Duration.ofSeconds(handOverTimeoutSeconds);
         }
 
         /** The cluster's timings, which check how they relate (the stale timeout exceeds the heartbeat interval). */

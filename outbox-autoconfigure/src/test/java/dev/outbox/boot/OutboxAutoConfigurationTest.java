@@ -6,6 +6,7 @@ import dev.outbox.Outbox;
 import dev.outbox.OutboxRecord;
 import dev.outbox.OutboxRecordProcessor;
 import dev.outbox.OutboxRecordRepository;
+import dev.outbox.cluster.ClusterCoordinator;
 import dev.outbox.cluster.ClusterTimings;
 import dev.outbox.jpa.JdbcOutboxStores;
 import dev.outbox.jpa.dialect.SqlStatements;
@@ -81,6 +82,8 @@ class OutboxAutoConfigurationTest {
             assertThat(options.concurrency()).isEqualTo(ProcessingOptions.DEFAULT_CONCURRENCY);
             assertThat(properties.retry().maxRetries()).isEqualTo(OutboxRetryPolicy.DEFAULT_MAX_RETRIES);
             assertThat(options.shutdownTimeout()).isEqualTo(ProcessingOptions.DEFAULT_SHUTDOWN_TIMEOUT);
+            assertThat(properties.instance().handOverTimeout())
+                    .isEqualTo(ClusterCoordinator.DEFAULT_HAND_OVER_TIMEOUT);
             assertThat(options.deleteCompletedRecords())
                     .isEqualTo(ProcessingOptions.DEFAULT_DELETE_COMPLETED_RECORDS);
             assertThat(options.handlerTimeout()).isEqualTo(defaults.handlerTimeout()).isEmpty();
@@ -389,6 +392,8 @@ class OutboxAutoConfigurationTest {
                     + " must be positive",
             "outbox.instance.heartbeat-interval-seconds=0 | outbox.instance.heartbeat-interval-seconds must be at"
                     + " least 1 but was 0",
+            "outbox.instance.hand-over-timeout-seconds=0 | outbox.instance.hand-over-timeout-seconds must be at"
+                    + " least 1 but was 0",
             "outbox.instance.stale-instance-timeout-seconds=2 | outbox.instance.stale-instance-timeout-seconds (2)"
                     + " must be greater than outbox.instance.heartbeat-interval-seconds (2)",
             "outbox.metrics.refresh-interval=0 | outbox.metrics.refresh-interval must be positive but was PT0S",
@@ -472,6 +477,7 @@ class OutboxAutoConfigurationTest {
                     "\"outbox.instance.graceful-shutdown-timeout-seconds\"", "\"outbox.schema\"",
                     "\"outbox.table-prefix\"", "\"outbox.outboxes\"",
                     "\"outbox.processing.max-deferral\"", "\"outbox.instance.version\"",
+                    "\"outbox.instance.hand-over-timeout-seconds\"",
                     "means at most four attempts");
         }
     }

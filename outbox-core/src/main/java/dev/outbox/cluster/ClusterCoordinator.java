@@ -13,9 +13,14 @@ import dev.outbox.spi.PartitionStore;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.IntPredicate;
 import java.util.function.LongSupplier;
 import org.jspecify.annotations.Nullable;
@@ -41,13 +46,18 @@ import org.slf4j.LoggerFactory;
  * starts over from what the table says.
  *
  * <p><b>Hand-over.</b> {@link #beginShutdown()} stops handing out partitions and marks the instance SHUTTING_DOWN;
- * once the processor has drained, {@link #close()} releases every partition and leaves the instance table.
+ * once the processor has drained, {@link #close()} releases every partition and leaves the instance table. These
+ * database steps together take at most the hand-over timeout, the database gone included: what they could not do in
+ * time is logged, and the stale timeout does it (others take the partitions over).
  *
  * <p>A third of this file is its builder: the coordinator itself only delegates and runs the two threads.
  */
 public final class ClusterCoordinator implements PartitionOwnership, AutoCloseable {
 
     private static final Logger log = LoggerFactory.getLogger(ClusterCoordinator.class);
+
+    /** Default of {@link Builder#handOverTimeout(Duration)}: {@code outbox.instance.hand-over-timeout-seconds}. */
+    public static final Duration DEFAULT_HAND_OVER_TIMEOUT = Duration.ofSeconds(10);
 
     private final String instanceId;
     private final InstanceStore instances;
@@ -56,6 +66,10 @@ public final class ClusterCoordinator implements PartitionOwnership, AutoCloseab
     private final PartitionLedger ledger;
     private final Rebalancer rebalancer;
     private final FailureLog failures;
+    private final Duration handOverTimeout;
+    private final LongSupplier nanoClock;
+    /** What the hand-over's database steps have used of {@link #handOverTimeout} in this stop. */
+    private long handOverSpentNanos;
     private volatile boolean shuttingDown;
     private boolean closed;
     private @Nullable ScheduledExecutorService heartbeatThread;
@@ -73,6 +87,8 @@ public final class ClusterCoordinator implements PartitionOwnership, AutoCloseab
         this.rebalancer = new Rebalancer(instanceId, instances, partitions, ledger, timings.staleTimeout(),
                 builder.handling, builder.partitionsGained);
         this.failures = new FailureLog(FailureLog.DEFAULT_INTERVAL, builder.nanoClock);
+        this.handOverTimeout = Checks.positive("outbox.instance.hand-over-timeout-seconds", builder.handOverTimeout);
+        this.nanoClock = builder.nanoClock;
     }
 
     public static Builder builder() {
@@ -91,6 +107,7 @@ public final class ClusterCoordinator implements PartitionOwnership, AutoCloseab
         // A coordinator stopped by a lifecycle may be started again: it rejoins as a new member.
         closed = false;
         shuttingDown = false;
+        handOverSpentNanos = 0;
         ledger.closing(false);
         lease.restart();
         log.info("Outbox instance {} joining the cluster: heartbeat every {}, stale after {}, rebalance every {}",
@@ -138,7 +155,10 @@ public final class ClusterCoordinator implements PartitionOwnership, AutoCloseab
         shuttingDown = true;
         ledger.closing(true);
         try {
-            instances.markShuttingDown(instanceId);
+            withinHandOverTimeout("mark-shutting-down", () -> instances.markShuttingDown(instanceId));
+        } catch (HandOverTimedOut e) {
+            log.warn("Outbox instance {} could not mark itself SHUTTING_DOWN: the database did not answer within "
+                    + "{} (outbox.instance.hand-over-timeout-seconds)", instanceId, handOverTimeout);
         } catch (RuntimeException e) {
             log.warn("Outbox instance {} could not mark itself SHUTTING_DOWN: {}", instanceId, e.toString());
         }
@@ -165,23 +185,79 @@ public final class ClusterCoordinator implements PartitionOwnership, AutoCloseab
             heartbeatThread = null;
         }
         if (rebalancer != null) {
-            shutdownAndWait(rebalancer);
+            shutdownAndWait(rebalancer, remainingHandOverNanos());
         }
-        int released = 0;
+        int held = ledger.heldCount();
+        AtomicInteger released = new AtomicInteger();
+        boolean left = false;
         try {
-            released = this.rebalancer.releaseAll();
-            instances.remove(instanceId);
+            withinHandOverTimeout("release", () -> this.rebalancer.releaseAll(released));
+            withinHandOverTimeout("leave", () -> instances.remove(instanceId));
+            left = true;
+        } catch (HandOverTimedOut e) {
+            log.warn("Outbox instance {} could not release {} partition(s): the database did not answer within {} "
+                    + "(outbox.instance.hand-over-timeout-seconds); other instances take them over after the stale "
+                    + "timeout ({})", instanceId, Math.max(0, held - released.get()), handOverTimeout,
+                    timings.staleTimeout());
         } catch (RuntimeException e) {
-            log.warn("Outbox instance {} could not release its partitions; others take them once it is stale: {}",
-                    instanceId, e.toString());
+            log.warn("Outbox instance {} could not release {} partition(s); other instances take them over after "
+                    + "the stale timeout ({}): {}", instanceId, Math.max(0, held - released.get()),
+                    timings.staleTimeout(), e.toString());
         } finally {
             if (heartbeater != null) {
-                shutdownAndWait(heartbeater);
+                shutdownAndWait(heartbeater, remainingHandOverNanos());
             }
             ledger.clear();
             ledger.notifyChanges(); // the hand-over loses every partition: the listener counts them
         }
-        log.info("Outbox instance {} left the cluster and released {} partition(s)", instanceId, released);
+        if (left) {
+            log.info("Outbox instance {} left the cluster and released {} partition(s)", instanceId, released.get());
+        } else {
+            log.warn("Outbox instance {} stopped without leaving the cluster; it released {} partition(s)",
+                    instanceId, released.get());
+        }
+    }
+
+    /**
+     * Runs one database step of the hand-over on a thread of its own and waits for it no longer than what is left of
+     * the hand-over timeout, so that a database that does not answer cannot hold the stop for a pool's timeout.
+     */
+    private void withinHandOverTimeout(String step, Runnable databaseStep) {
+        long remaining = remainingHandOverNanos();
+        long started = nanoClock.getAsLong();
+        ExecutorService thread = Executors.newSingleThreadExecutor(DaemonThreads.named("outbox-hand-over-" + step));
+        try {
+            Future<?> done = thread.submit(databaseStep);
+            try {
+                done.get(Math.max(0, remaining), TimeUnit.NANOSECONDS);
+            } catch (TimeoutException e) {
+                done.cancel(true);
+                throw new HandOverTimedOut();
+            } catch (ExecutionException e) {
+                throw e.getCause() instanceof RuntimeException failure ? failure
+                        : new IllegalStateException(e.getCause());
+            } catch (InterruptedException e) {
+                done.cancel(true);
+                Thread.currentThread().interrupt();
+                throw new HandOverTimedOut();
+            }
+        } finally {
+            thread.shutdownNow();
+            synchronized (this) {
+                handOverSpentNanos += nanoClock.getAsLong() - started;
+            }
+        }
+    }
+
+    private synchronized long remainingHandOverNanos() {
+        return Math.max(0, handOverTimeout.toNanos() - handOverSpentNanos);
+    }
+
+    /** The hand-over timeout ran out before a database step answered. */
+    private static final class HandOverTimedOut extends RuntimeException {
+        HandOverTimedOut() {
+            super(null, null, false, false);
+        }
     }
 
     /**
@@ -215,10 +291,11 @@ public final class ClusterCoordinator implements PartitionOwnership, AutoCloseab
         failures.succeeded();
     }
 
-    private static void shutdownAndWait(ScheduledExecutorService executor) {
+    /** Stops a background thread, interrupting it once {@code nanos} have passed (a database call that hangs). */
+    private static void shutdownAndWait(ScheduledExecutorService executor, long nanos) {
         executor.shutdown();
         try {
-            if (!executor.awaitTermination(30, TimeUnit.SECONDS)) {
+            if (!executor.awaitTermination(nanos, TimeUnit.NANOSECONDS)) {
                 executor.shutdownNow();
             }
         } catch (InterruptedException e) {
@@ -244,8 +321,19 @@ public final class ClusterCoordinator implements PartitionOwnership, AutoCloseab
         private Runnable partitionsGained = () -> { };
         private PartitionListener partitionListener = PartitionListener.NOOP;
         private LongSupplier nanoClock = System::nanoTime;
+        private Duration handOverTimeout = DEFAULT_HAND_OVER_TIMEOUT;
 
         private Builder() {
+        }
+
+        /**
+         * How long the database steps of a stop may take together: marking the instance SHUTTING_DOWN, releasing its
+         * partitions, leaving the instance table ({@code outbox.instance.hand-over-timeout-seconds}, default 10 s).
+         * What is not done in time is logged; other instances take the partitions over after the stale timeout.
+         */
+        public Builder handOverTimeout(Duration handOverTimeout) {
+            this.handOverTimeout = Checks.positive("outbox.instance.hand-over-timeout-seconds", handOverTimeout);
+            return this;
         }
 
         public Builder instanceStore(InstanceStore instances) {

@@ -140,6 +140,11 @@ final class PartitionLedger {
         return settled;
     }
 
+    /** Partitions held, those being released included. */
+    synchronized int heldCount() {
+        return held.size();
+    }
+
     /** Partitions held and not being released. */
     synchronized int ownedCount() {
         return held.size() - releasing.size();

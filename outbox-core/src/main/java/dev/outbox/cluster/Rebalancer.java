@@ -11,6 +11,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
@@ -105,15 +106,13 @@ final class Rebalancer {
         logChanges(activeIds.size());
     }
 
-    /** Releases every partition the table shows under this instance; returns how many. */
-    int releaseAll() {
-        int released = 0;
+    /** Releases every partition the table shows under this instance, counting each in {@code released} at once. */
+    void releaseAll(AtomicInteger released) {
         for (PartitionState row : partitions.findAll()) {
             if (instanceId.equals(row.owner()) && partitions.release(row.partition(), row.epoch(), instanceId)) {
-                released++;
+                released.incrementAndGet();
             }
         }
-        return released;
     }
 
     /** Releases the withdrawn partitions that have no record in hand any more. */

@@ -26,6 +26,9 @@ import org.slf4j.LoggerFactory;
  *
  * <p>A refresh that fails is not retried before the interval is over either; until then callers get the same error,
  * so a database outage is not made worse by monitoring.
+ *
+ * <p>Health checks and endpoints use {@link #latest(Duration)}, which never waits longer than they say: the refresh
+ * runs on a thread of its own and they get the last snapshot with its age.
  */
 public final class OutboxMonitor {
 
@@ -46,6 +49,7 @@ public final class OutboxMonitor {
     private @Nullable OutboxSnapshot last;
     private @Nullable RuntimeException lastFailure;
     private @Nullable Instant lastAttempt;
+    private final LatestReading<OutboxSnapshot> latest;
 
     private OutboxMonitor(Builder builder) {
         this.statistics = Objects.requireNonNull(builder.statistics, "OutboxMonitor.builder(): statistics is required");
@@ -56,6 +60,7 @@ public final class OutboxMonitor {
         this.refreshInterval = builder.refreshInterval;
         this.clock = builder.clock;
         this.capabilities = builder.capabilities;
+        this.latest = new LatestReading<>("outbox-monitor", this::refresh, refreshInterval, clock);
     }
 
     public static Builder builder() {
@@ -64,6 +69,19 @@ public final class OutboxMonitor {
 
     public Duration refreshInterval() {
         return refreshInterval;
+    }
+
+    /** After how long without an answer the outbox tables count as unreachable: the cluster's stale timeout. */
+    public Duration staleTimeout() {
+        return staleTimeout;
+    }
+
+    /**
+     * The last snapshot, refreshed in the background once older than the refresh interval; waits at most {@code wait}
+     * for a refresh in flight, so that no caller waits on a database connection for longer. Never throws.
+     */
+    public LatestReading.Reading<OutboxSnapshot> latest(Duration wait) {
+        return latest.get(wait);
     }
 
     /**
@@ -99,12 +117,14 @@ public final class OutboxMonitor {
             }
             last = snapshot;
             lastFailure = null;
+            latest.answered(snapshot, now);
             return snapshot;
         } catch (RuntimeException e) {
             if (lastFailure == null) {
                 log.warn("Outbox monitoring: reading statistics failed; trying again in {}", refreshInterval, e);
             }
             lastFailure = e;
+            latest.failed(e);
             throw e;
         }
     }

@@ -67,7 +67,7 @@ final class Dispatcher {
         try {
             OwnedPartitions owned = ownership.ownedPartitions();
             if (owned.isEmpty()) {
-                return Fetch.NONE;
+                return Fetch.STORE_NOT_ASKED;
             }
             Instant now = clock.instant();
             Fetch due = fetchAndDispatch(owned, () -> store.findDue(new DueRecordsQuery(owned, now, limit,
@@ -146,7 +146,8 @@ final class Dispatcher {
      * for the latter reason), and the lanes handed to workers.
      */
     record Fetch(int fetched, int skipped, boolean skippedReleased, List<LaneWork> dispatched) {
-        static final Fetch NONE = new Fetch(0, 0, false, List.of());
+        /** Nothing fetched because nothing is owned: the store was not asked, so this says nothing of its health. */
+        static final Fetch STORE_NOT_ASKED = new Fetch(0, 0, false, List.of());
 
         /** Both fetches as one. */
         Fetch and(Fetch other) {

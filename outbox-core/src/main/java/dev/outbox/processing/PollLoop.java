@@ -87,6 +87,10 @@ final class PollLoop implements Runnable {
     private @Nullable Fetch fetch(int limit) {
         try {
             Fetch fetch = dispatcher.fetchAndDispatch(limit);
+            if (fetch == Fetch.STORE_NOT_ASKED) {
+                // e.g. the lease is lost in an outage: owning nothing, the loop never reached the store
+                return fetch;
+            }
             Duration outageLasted = outage.succeeded();
             if (outageLasted != null) {
                 log.info("Outbox processor: the record store answers again after {}", outageLasted);

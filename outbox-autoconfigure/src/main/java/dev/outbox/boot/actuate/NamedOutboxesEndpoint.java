@@ -3,6 +3,7 @@ package dev.outbox.boot.actuate;
 import dev.outbox.boot.NamedOutbox;
 import dev.outbox.boot.NamedOutboxes;
 import dev.outbox.boot.actuate.OutboxEndpoint.OutboxReport;
+import java.time.Clock;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Set;
@@ -23,10 +24,10 @@ public class NamedOutboxesEndpoint {
 
     private final Map<String, OutboxEndpoint> byName = new LinkedHashMap<>();
 
-    public NamedOutboxesEndpoint(NamedOutboxes outboxes, String instanceId) {
+    public NamedOutboxesEndpoint(NamedOutboxes outboxes, String instanceId, Clock clock) {
         for (NamedOutbox outbox : outboxes.all()) {
             byName.put(outbox.name(), new OutboxEndpoint(outbox.monitor(), outbox.coordinator().orElse(null),
-                    instanceId, outbox.admin()));
+                    instanceId, outbox.admin(), clock));
         }
     }
 

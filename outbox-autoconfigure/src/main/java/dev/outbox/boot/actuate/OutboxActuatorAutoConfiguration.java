@@ -9,6 +9,7 @@ import dev.outbox.boot.OutboxProcessingAutoConfiguration;
 import dev.outbox.boot.OutboxStoreAutoConfiguration;
 import dev.outbox.cluster.ClusterCoordinator;
 import dev.outbox.monitoring.OutboxMonitor;
+import java.time.Clock;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import org.springframework.beans.factory.ObjectProvider;
@@ -38,18 +39,19 @@ public class OutboxActuatorAutoConfiguration {
         @Bean
         @ConditionalOnMissingBean
         OutboxEndpoint outboxEndpoint(OutboxMonitor monitor, ObjectProvider<ClusterCoordinator> coordinator,
-                ObjectProvider<OutboxInstanceIdentity> identity, OutboxAdmin admin) {
+                ObjectProvider<OutboxInstanceIdentity> identity, OutboxAdmin admin, Clock clock) {
             ClusterCoordinator cluster = coordinator.getIfAvailable();
             String id = cluster != null ? cluster.instanceId() : identity.getObject().id();
-            return new OutboxEndpoint(monitor, cluster, id, admin);
+            return new OutboxEndpoint(monitor, cluster, id, admin, clock);
         }
 
         @Bean
         @ConditionalOnMissingBean
         @ConditionalOnBean(NamedOutboxes.class)
         @Conditional(OnNamedOutboxesCondition.class)
-        NamedOutboxesEndpoint namedOutboxesEndpoint(NamedOutboxes outboxes, OutboxInstanceIdentity identity) {
-            return new NamedOutboxesEndpoint(outboxes, identity.id());
+        NamedOutboxesEndpoint namedOutboxesEndpoint(NamedOutboxes outboxes, OutboxInstanceIdentity identity,
+                Clock clock) {
+            return new NamedOutboxesEndpoint(outboxes, identity.id(), clock);
         }
     }
 

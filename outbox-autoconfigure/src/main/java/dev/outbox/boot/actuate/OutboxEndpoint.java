@@ -5,12 +5,15 @@ import dev.outbox.OutboxRecordStatus;
 import dev.outbox.admin.OutboxAdmin;
 import dev.outbox.cluster.ClusterCoordinator;
 import dev.outbox.monitoring.DeferredRecords;
+import dev.outbox.monitoring.LatestReading;
 import dev.outbox.monitoring.OutboxMonitor;
 import dev.outbox.monitoring.OutboxSnapshot;
 import dev.outbox.partition.OwnedPartitions;
 import dev.outbox.spi.FailedRecordFilter;
 import dev.outbox.spi.InstanceCapabilities;
 import dev.outbox.spi.InstanceState;
+import java.time.Clock;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -28,7 +31,9 @@ import org.springframework.boot.actuate.endpoint.web.WebEndpointResponse;
  * {@code /actuator/outbox}: this instance and its partitions, every live instance with its heartbeat age and what it
  * can process, the partition owners, the backlog (from the monitor's cached snapshot), the records waiting for an
  * instance that has their handler, and the oldest FAILED records; write operations retry, skip or delete FAILED
- * records through {@link OutboxAdmin}.
+ * records through {@link OutboxAdmin}. The report answers within about {@link #WAIT} twice over whatever the database
+ * does: the figures are read on threads of their own, and when they do not come in time the report shows the last
+ * ones, marked stale with their age, rather than failing.
  */
 @Endpoint(id = "outbox")
 public class OutboxEndpoint {
@@ -37,18 +42,25 @@ public class OutboxEndpoint {
     static final int FAILED_RECORDS_SHOWN = 20;
     private static final List<String> RECORD_ACTIONS = List.of("retry", "skip", "delete");
     private static final String RETRY_ALL = "retry-all";
+    /** How long the report waits for each of its database reads (the snapshot, the FAILED records). */
+    static final Duration WAIT = Duration.ofSeconds(2);
 
     private final OutboxMonitor monitor;
     private final @Nullable ClusterCoordinator coordinator;
     private final String instanceId;
     private final OutboxAdmin admin;
+    /** Read anew on every report (reuse: none), but on a thread of its own so that a report never hangs on it. */
+    private final LatestReading<List<FailedRecord>> failedRecords;
 
     public OutboxEndpoint(OutboxMonitor monitor, @Nullable ClusterCoordinator coordinator, String instanceId,
-            OutboxAdmin admin) {
+            OutboxAdmin admin, Clock clock) {
         this.monitor = monitor;
         this.coordinator = coordinator;
         this.instanceId = instanceId;
         this.admin = admin;
+        this.failedRecords = new LatestReading<>("outbox-endpoint", () -> admin.failedRecords(
+                FailedRecordFilter.any(), FAILED_RECORDS_SHOWN).stream().map(FailedRecord::of).toList(),
+                Duration.ZERO, clock);
     }
 
     /**
@@ -114,13 +126,22 @@ public class OutboxEndpoint {
 
     @ReadOperation
     public OutboxReport outbox() {
-        OutboxSnapshot snapshot = monitor.snapshot();
-        OwnedPartitions owned = snapshot.ownedPartitions();
+        LatestReading.Reading<OutboxSnapshot> reading = monitor.latest(WAIT);
+        LatestReading.Reading<List<FailedRecord>> failed = failedRecords.get(WAIT);
+        OutboxSnapshot snapshot = reading.value();
+        OwnedPartitions owned = coordinator != null ? coordinator.ownedPartitions()
+                : snapshot != null ? snapshot.ownedPartitions() : OwnedPartitions.none();
         Map<Integer, Long> epochs = new LinkedHashMap<>();
         owned.stream().forEach(partition -> epochs.put(partition, owned.epochOf(partition)));
         ThisInstance self = new ThisInstance(instanceId, coordinator != null,
                 coordinator != null && coordinator.isInContact(), coordinator != null && coordinator.isShuttingDown(),
                 owned.size(), epochs);
+        Freshness freshness = Freshness.of(reading, failed);
+        List<FailedRecord> failedShown = failed.answer().orElse(List.of());
+        if (snapshot == null) {
+            return new OutboxReport(null, freshness, self, List.of(), Map.of(), 0,
+                    new Backlog(Map.of(), null, 0, 0, 0), new Deferred(0, 0, List.of()), failedShown);
+        }
         List<Member> members = snapshot.liveInstances().stream().map(Member::of).toList();
         Map<String, Long> counts = new LinkedHashMap<>();
         for (OutboxRecordStatus status : OutboxRecordStatus.values()) {
@@ -129,26 +150,50 @@ public class OutboxEndpoint {
         Backlog backlog = new Backlog(counts, snapshot.oldestPending().orElse(null),
                 snapshot.oldestPendingAge().toMillis() / 1000.0, snapshot.recordCount(OutboxRecordStatus.FAILED),
                 snapshot.pendingInOwnedPartitions());
-        List<FailedRecord> failed = admin.failedRecords(FailedRecordFilter.any(), FAILED_RECORDS_SHOWN).stream()
-                .map(FailedRecord::of).toList();
         Deferred deferred = new Deferred(snapshot.deferredRecordCount(), snapshot.unhandledRecordCount(),
                 snapshot.deferredRecords());
-        return new OutboxReport(snapshot.takenAt(), self, members, snapshot.partitionsByOwner(),
-                snapshot.unassignedPartitionCount(), backlog, deferred, failed);
+        return new OutboxReport(snapshot.takenAt(), freshness, self, members, snapshot.partitionsByOwner(),
+                snapshot.unassignedPartitionCount(), backlog, deferred, failedShown);
     }
 
     /**
-     * @param takenAt when the figures were read (they are reused for {@code outbox.metrics.refresh-interval})
-     * @param instance this instance
+     * Whether the report's figures are current. When the database did not answer in time they are the last ones
+     * read, and say how old they are.
+     *
+     * @param stale whether any figure is not current: not read yet, the last read failed or is still unanswered
+     * @param snapshotAgeSeconds age of the backlog and cluster figures; null before the first snapshot
+     * @param unansweredSeconds how long the outbox tables have not answered; 0 when they did
+     * @param failedRecordsStale whether the FAILED records shown are not current
+     * @param error why the last read failed, if it did
+     */
+    public record Freshness(boolean stale, @Nullable Double snapshotAgeSeconds, double unansweredSeconds,
+            boolean failedRecordsStale, @Nullable String error) {
+        static Freshness of(LatestReading.Reading<?> snapshot, LatestReading.Reading<?> failedRecords) {
+            Duration age = snapshot.age();
+            RuntimeException failure = snapshot.failure() != null ? snapshot.failure() : failedRecords.failure();
+            Duration unanswered = snapshot.unansweredFor().compareTo(failedRecords.unansweredFor()) >= 0
+                    ? snapshot.unansweredFor() : failedRecords.unansweredFor();
+            return new Freshness(snapshot.stale() || failedRecords.stale(),
+                    age == null ? null : age.toMillis() / 1000.0, unanswered.toMillis() / 1000.0,
+                    failedRecords.stale(), failure == null ? null : failure.toString());
+        }
+    }
+
+    /**
+     * @param takenAt when the figures were read (they are reused for {@code outbox.metrics.refresh-interval}); null
+     *     before the first read answered
+     * @param freshness whether the figures are current, and how old they are when not
+     * @param instance this instance, from its own state
      * @param instances the live instances of the cluster
      * @param partitionsByOwner owned partitions by instance id
      * @param unassignedPartitions partitions without a live owner
      * @param backlog records by status and the age of the oldest NEW one
      * @param deferred records waiting for an instance that has their handler
-     * @param failedRecords the oldest FAILED records (read now, not cached), at most 20
+     * @param failedRecords the oldest FAILED records (read now, not cached, unless {@code freshness} says so), at
+     *     most 20
      */
-    public record OutboxReport(Instant takenAt, ThisInstance instance, List<Member> instances,
-            Map<String, Set<Integer>> partitionsByOwner, int unassignedPartitions, Backlog backlog,
+    public record OutboxReport(@Nullable Instant takenAt, Freshness freshness, ThisInstance instance,
+            List<Member> instances, Map<String, Set<Integer>> partitionsByOwner, int unassignedPartitions, Backlog backlog,
             Deferred deferred, List<FailedRecord> failedRecords) {
     }
 

@@ -2,18 +2,25 @@ package dev.outbox.boot.actuate;
 
 import dev.outbox.OutboxRecordStatus;
 import dev.outbox.cluster.ClusterCoordinator;
+import dev.outbox.monitoring.LatestReading;
 import dev.outbox.monitoring.OutboxMonitor;
 import dev.outbox.monitoring.OutboxSnapshot;
+import java.time.Duration;
 import org.jspecify.annotations.Nullable;
 import org.springframework.boot.health.contributor.AbstractHealthIndicator;
 import org.springframework.boot.health.contributor.Health;
 
 /**
- * {@code outbox} health: DOWN when the outbox tables cannot be read (schema missing, database down) or when this
- * instance has lost its heartbeat lease; OUT_OF_SERVICE while it shuts down; UNKNOWN before its first heartbeat.
- * Details: owned partitions and the backlog, from the monitor's cached snapshot.
+ * {@code outbox} health, from this node's own state and the monitor's last snapshot, so that it answers within
+ * {@link #WAIT} whatever the database does: DOWN once this instance has lost its heartbeat lease, when reading the
+ * outbox tables failed (schema missing), or when they have not answered for the stale-instance timeout;
+ * OUT_OF_SERVICE while it shuts down; UNKNOWN before its first heartbeat. Details: owned partitions (the node's own
+ * count) and the backlog from the last snapshot, with its age.
  */
 public class OutboxHealthIndicator extends AbstractHealthIndicator {
+
+    /** How long a health call waits for a snapshot refresh in flight before answering with the last one. */
+    static final Duration WAIT = Duration.ofMillis(500);
 
     private final OutboxMonitor monitor;
     private final @Nullable ClusterCoordinator coordinator;
@@ -26,25 +33,57 @@ public class OutboxHealthIndicator extends AbstractHealthIndicator {
 
     @Override
     protected void doHealthCheck(Health.Builder builder) {
-        OutboxSnapshot snapshot = monitor.snapshot(); // throws, and so reports DOWN, when the tables cannot be read
-        builder.withDetail("ownedPartitions", snapshot.assignedPartitionCount())
-                .withDetail("pending", snapshot.recordCount(OutboxRecordStatus.NEW))
-                .withDetail("failed", snapshot.recordCount(OutboxRecordStatus.FAILED))
-                .withDetail("oldestPendingAgeSeconds", snapshot.oldestPendingAge().toMillis() / 1000.0);
-        if (coordinator == null) {
-            builder.up();
-            return;
+        LatestReading.Reading<OutboxSnapshot> reading = monitor.latest(WAIT);
+        OutboxSnapshot snapshot = reading.value();
+        if (coordinator != null) {
+            builder.withDetail("ownedPartitions", coordinator.ownedPartitions().size());
+        } else if (snapshot != null) {
+            builder.withDetail("ownedPartitions", snapshot.assignedPartitionCount());
         }
-        coordinator.sinceLastHeartbeat().ifPresent(age -> builder.withDetail("lastHeartbeatSecondsAgo",
-                age.toMillis() / 1000.0));
-        if (coordinator.isShuttingDown()) {
+        if (snapshot != null) {
+            builder.withDetail("pending", snapshot.recordCount(OutboxRecordStatus.NEW))
+                    .withDetail("failed", snapshot.recordCount(OutboxRecordStatus.FAILED))
+                    .withDetail("oldestPendingAgeSeconds", seconds(snapshot.oldestPendingAge()));
+        }
+        if (reading.age() != null) {
+            builder.withDetail("snapshotAgeSeconds", seconds(reading.age()));
+        }
+        if (reading.stale()) {
+            builder.withDetail("stale", true);
+        }
+        if (coordinator != null) {
+            coordinator.sinceLastHeartbeat().ifPresent(age -> builder.withDetail("lastHeartbeatSecondsAgo",
+                    seconds(age)));
+        }
+        Duration unanswered = reading.unansweredFor();
+        Duration limit = monitor.staleTimeout();
+        RuntimeException failure = reading.failure();
+        if (coordinator != null && coordinator.isShuttingDown()) {
             builder.outOfService();
-        } else if (coordinator.sinceLastHeartbeat().isEmpty()) {
+        } else if (coordinator != null && coordinator.sinceLastHeartbeat().isPresent()
+                && !coordinator.isInContact()) {
+            builder.down().withDetail("reason", "heartbeat lease lost: no heartbeat for "
+                    + seconds(coordinator.sinceLastHeartbeat().get()) + "s; this instance processes no partition "
+                    + "until it heartbeats again");
+        } else if (unanswered.compareTo(limit) >= 0) {
+            builder.down().withDetail("reason", "the outbox tables have not answered for " + seconds(unanswered)
+                    + "s (outbox.instance.stale-instance-timeout-seconds: " + limit.toSeconds() + ")");
+            if (failure != null) {
+                builder.withDetail("error", failure.toString());
+            }
+        } else if (failure != null) {
+            builder.down().withDetail("reason", "reading the outbox tables failed")
+                    .withDetail("error", failure.toString());
+        } else if (coordinator != null && coordinator.sinceLastHeartbeat().isEmpty()) {
             builder.unknown().withDetail("reason", "no heartbeat yet");
-        } else if (!coordinator.isInContact()) {
-            builder.down().withDetail("reason", "heartbeats fail: this instance may no longer own its partitions");
+        } else if (snapshot == null) {
+            builder.unknown().withDetail("reason", "no snapshot of the outbox tables yet");
         } else {
             builder.up();
         }
+    }
+
+    private static double seconds(Duration duration) {
+        return duration.toMillis() / 1000.0;
     }
 }

@@ -1,0 +1,116 @@
+package dev.outbox.boot.actuate;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.outbox.admin.OutboxAdmin;
+import dev.outbox.boot.actuate.OutboxEndpoint.OutboxReport;
+import dev.outbox.cluster.ClusterCoordinator;
+import dev.outbox.monitoring.OutboxMonitor;
+import dev.outbox.spi.RecordAdministration;
+import dev.outbox.spi.RecordStatistics;
+import dev.outbox.testing.InMemoryClusterStore;
+import dev.outbox.testing.InMemoryRecordStore;
+import dev.outbox.testing.MutableClock;
+import dev.outbox.testkit.DatabaseHang;
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Supplier;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.springframework.boot.health.contributor.Health;
+import org.springframework.boot.health.contributor.Status;
+
+/**
+ * Issue 29: health and {@code /actuator/outbox} while the outbox tables do not answer. The hang lasts until the test
+ * ends it, so an answer at all proves the call did not wait on the database.
+ */
+class OutboxHealthDuringOutageTest {
+
+    /** Far beyond the calls' own bounds, far below the hang (which lasts until the test ends it). */
+    private static final Duration PATIENCE = Duration.ofSeconds(60);
+
+    private final MutableClock clock = MutableClock.startingNow();
+    private final InMemoryClusterStore cluster = new InMemoryClusterStore(clock);
+    private final InMemoryRecordStore records = new InMemoryRecordStore(cluster);
+    private final DatabaseHang hang = new DatabaseHang();
+    private final AtomicLong nanos = new AtomicLong(1_000_000_000L);
+    private final ClusterCoordinator coordinator = ClusterCoordinator.builder().instanceStore(cluster)
+            .partitionStore(cluster).instanceId("node-a").heartbeatInterval(Duration.ofSeconds(2))
+            .staleTimeout(Duration.ofSeconds(10)).nanoClock(nanos::get).build();
+    private final OutboxMonitor monitor = OutboxMonitor.builder()
+            .statistics(hang.wrap(records, RecordStatistics.class)).ownership(coordinator)
+            .instances(hang.wrap(cluster, dev.outbox.spi.InstanceStore.class), Duration.ofSeconds(10))
+            .refreshInterval(Duration.ofSeconds(1)).clock(clock).build();
+
+    @AfterEach
+    void endTheHang() {
+        hang.end();
+    }
+
+    @Test
+    void healthAnswersFromTheLastSnapshotWhileTheTablesHangAndIsDownOnceTheLeaseIsLost() throws Exception {
+        OutboxHealthIndicator indicator = new OutboxHealthIndicator(monitor, coordinator);
+        coordinator.heartbeat();
+        coordinator.rebalance();
+        assertThat(indicator.health(true).getStatus()).isEqualTo(Status.UP);
+
+        hang.begin();
+        clock.advance(Duration.ofSeconds(2)); // the snapshot is due for a refresh, which hangs
+        Health duringOutage = answered(() -> indicator.health(true));
+        assertThat(duringOutage.getStatus()).as("the lease still holds").isEqualTo(Status.UP);
+        assertThat(duringOutage.getDetails()).containsEntry("ownedPartitions", 256).containsEntry("stale", true)
+                .containsEntry("snapshotAgeSeconds", 2.0);
+
+        nanos.addAndGet(Duration.ofSeconds(8).toNanos()); // no heartbeat for the lease (stale − heartbeat interval)
+        Health leaseLost = answered(() -> indicator.health(true));
+        assertThat(leaseLost.getStatus()).isEqualTo(Status.DOWN);
+        assertThat(leaseLost.getDetails()).containsEntry("ownedPartitions", 0)
+                .containsEntry("reason", "heartbeat lease lost: no heartbeat for 8.0s; this instance processes no "
+                        + "partition until it heartbeats again");
+    }
+
+    @Test
+    void healthIsDownWithTheReasonOnceTheTablesHaveNotAnsweredForTheStaleTimeout() throws Exception {
+        OutboxHealthIndicator indicator = new OutboxHealthIndicator(monitor, null);
+        assertThat(indicator.health(true).getStatus()).isEqualTo(Status.UP);
+
+        hang.begin();
+        clock.advance(Duration.ofSeconds(2));
+        assertThat(answered(() -> indicator.health(true)).getStatus()).as("silent for less than 10 s")
+                .isEqualTo(Status.UP);
+        clock.advance(Duration.ofSeconds(10));
+        Health silent = answered(() -> indicator.health(true));
+        assertThat(silent.getStatus()).isEqualTo(Status.DOWN);
+        assertThat(silent.getDetails()).containsEntry("reason", "the outbox tables have not answered for 10.0s "
+                + "(outbox.instance.stale-instance-timeout-seconds: 10)").containsEntry("stale", true);
+    }
+
+    @Test
+    void theEndpointAnswersWithTheLastFiguresMarkedStaleRatherThanFailing() throws Exception {
+        OutboxAdmin admin = OutboxAdmin.builder().store(hang.wrap(records, RecordAdministration.class)).clock(clock)
+                .build();
+        OutboxEndpoint endpoint = new OutboxEndpoint(monitor, coordinator, "node-a", admin, clock);
+        coordinator.heartbeat();
+        coordinator.rebalance();
+        OutboxReport before = endpoint.outbox();
+        assertThat(before.freshness().stale()).isFalse();
+
+        hang.begin();
+        clock.advance(Duration.ofSeconds(3));
+        OutboxReport during = answered(endpoint::outbox);
+
+        assertThat(during.takenAt()).isEqualTo(before.takenAt());
+        assertThat(during.freshness().stale()).isTrue();
+        assertThat(during.freshness().failedRecordsStale()).isTrue();
+        assertThat(during.freshness().snapshotAgeSeconds()).isEqualTo(3.0);
+        assertThat(during.instance().ownedPartitions()).isEqualTo(256);
+        assertThat(during.instances()).isEqualTo(before.instances());
+    }
+
+    /** The call's answer, which must come while the hang lasts. */
+    private static <T> T answered(Supplier<T> call) throws Exception {
+        return CompletableFuture.supplyAsync(call).get(PATIENCE.toSeconds(), TimeUnit.SECONDS);
+    }
+}
