@@ -67,4 +67,16 @@ public final class RecordHeaders {
     public static Map<String, String> decode(@Nullable String stored) {
         return Collections.unmodifiableMap(FormPairs.decode(stored));
     }
+
+    /**
+     * The headers of a stored form, in their order; empty for null. Unlike {@link #decode}, which leaves out what it
+     * cannot read, it refuses the whole: for a store telling a row's headers unreadable rather than handing its record
+     * over without some of them.
+     *
+     * @throws IllegalArgumentException quoting the first pair that is not a URL-encoded {@code name=value}
+     * @since 0.1.0
+     */
+    public static Map<String, String> decodeStrictly(@Nullable String stored) {
+        return Collections.unmodifiableMap(FormPairs.decodeStrictly(stored));
+    }
 }

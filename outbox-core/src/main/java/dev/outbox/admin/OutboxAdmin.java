@@ -3,6 +3,7 @@ package dev.outbox.admin;
 import dev.outbox.OutboxRecord;
 import dev.outbox.internal.Checks;
 import dev.outbox.spi.FailedRecordFilter;
+import dev.outbox.spi.FetchedRows;
 import dev.outbox.spi.RecordAdministration;
 import java.time.Clock;
 import java.util.List;
@@ -43,6 +44,17 @@ public final class OutboxAdmin {
     /** FAILED records matching the filter, oldest first; {@code limit} between 1 and {@value #MAX_LIST_SIZE}. */
     public List<OutboxRecord> failedRecords(FailedRecordFilter filter, int limit) {
         return store.findFailed(checked(filter), Checks.inRange("limit", limit, 1, MAX_LIST_SIZE));
+    }
+
+    /**
+     * {@link #failedRecords}, with the FAILED rows that cannot be read as records among them (rows written by SQL or an
+     * older version, which the processor failed: see {@link dev.outbox.spi.UnreadableRow}), at most {@code limit} in
+     * all; each list oldest first.
+     *
+     * @since 0.1.0
+     */
+    public FetchedRows failedRows(FailedRecordFilter filter, int limit) {
+        return store.findFailedRows(checked(filter), Checks.inRange("limit", limit, 1, MAX_LIST_SIZE));
     }
 
     /** Makes a FAILED record due again with a fresh retry count; false when it was not FAILED. */

@@ -67,4 +67,30 @@ public final class FormPairs {
         }
         return pairs;
     }
+
+    /**
+     * The pairs, in their order; empty for null or empty text.
+     *
+     * @throws IllegalArgumentException quoting the first pair that is not a URL-encoded {@code name=value}
+     */
+    public static Map<String, String> decodeStrictly(@Nullable String encoded) {
+        Map<String, String> pairs = new LinkedHashMap<>();
+        if (encoded == null || encoded.isEmpty()) {
+            return pairs;
+        }
+        for (String pair : encoded.split("&", -1)) {
+            int equals = pair.indexOf('=');
+            try {
+                if (equals <= 0) {
+                    throw new IllegalArgumentException("no name before '='");
+                }
+                pairs.put(URLDecoder.decode(pair.substring(0, equals), StandardCharsets.UTF_8),
+                        URLDecoder.decode(pair.substring(equals + 1), StandardCharsets.UTF_8));
+            } catch (IllegalArgumentException malformed) {
+                throw new IllegalArgumentException("'" + (pair.length() > 100 ? pair.substring(0, 100) + "…" : pair)
+                        + "' is not a URL-encoded name=value pair (" + malformed.getMessage() + ")", malformed);
+            }
+        }
+        return pairs;
+    }
 }

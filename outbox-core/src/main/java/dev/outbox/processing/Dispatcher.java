@@ -8,6 +8,8 @@ import dev.outbox.processing.LaneTable.Claim;
 import dev.outbox.spi.DeferredRecordsQuery;
 import dev.outbox.spi.Delivery;
 import dev.outbox.spi.DueRecordsQuery;
+import dev.outbox.spi.FetchedRows;
+import dev.outbox.spi.OutboxListener;
 import dev.outbox.spi.RecordStore;
 import java.time.Clock;
 import java.time.Instant;
@@ -24,8 +26,9 @@ import java.util.function.Supplier;
  * Reads the due records of the owned partitions and hands each lane not in hand to a worker, every record under its
  * partition's fence at the time of the fetch. Lanes that go to a publisher are handed over together, one
  * {@link PublishBatch} per publisher, so that their records are published at once. Records of handlers this instance
- * lacks are set aside and looked at apart ({@link DeferredHandlers}). Fetches never overlap: the lane table's race
- * guard watches one fetch at a time.
+ * lacks are set aside and looked at apart ({@link DeferredHandlers}). Rows that cannot be records are failed apart
+ * ({@link UnreadableRows}) and never stop the others. Fetches never overlap: the lane table's race guard watches one
+ * fetch at a time.
  */
 final class Dispatcher {
 
@@ -39,16 +42,18 @@ final class Dispatcher {
     private final HandlerRoutes routes;
     private final PublishingWorker publishingWorker;
     private final DeferredHandlers deferred;
+    private final UnreadableRows unreadable;
     private final ReentrantLock fetchLock = new ReentrantLock();
 
     Dispatcher(RecordStore store, PartitionOwnership ownership, Clock clock, ProcessingOptions options,
             LaneTable lanes, WorkerPool workers, LaneWorker worker, HandlerRoutes routes,
-            PublishingWorker publishingWorker) {
+            PublishingWorker publishingWorker, OutboxListener listener) {
         this.store = store;
         this.ownership = ownership;
         this.clock = clock;
         this.headOfAggregateOnly = options.stopOnFirstFailure();
         this.deferred = new DeferredHandlers(options);
+        this.unreadable = new UnreadableRows(store, ownership, listener, options.stopOnFirstFailure());
         this.lanes = lanes;
         this.workers = workers;
         this.worker = worker;
@@ -70,12 +75,12 @@ final class Dispatcher {
                 return Fetch.STORE_NOT_ASKED;
             }
             Instant now = clock.instant();
-            Fetch due = fetchAndDispatch(owned, () -> store.findDue(new DueRecordsQuery(owned, now, limit,
+            Fetch due = fetchAndDispatch(owned, () -> store.findDueRows(new DueRecordsQuery(owned, now, limit,
                     headOfAggregateOnly, deferred.setAside())));
             if (!deferred.lookDue(now, due.fetched() < limit)) {
                 return due;
             }
-            Fetch look = fetchAndDispatch(owned, () -> store.findDeferralsDue(new DeferredRecordsQuery(owned,
+            Fetch look = fetchAndDispatch(owned, () -> store.findDeferralsDueRows(new DeferredRecordsQuery(owned,
                     deferred.setAside(), now, deferred.maxDeferralCutoff(now), limit, headOfAggregateOnly)));
             deferred.looked(now, look.fetched() >= limit);
             return due.and(look);
@@ -84,15 +89,16 @@ final class Dispatcher {
         }
     }
 
-    private Fetch fetchAndDispatch(OwnedPartitions owned, Supplier<List<OutboxRecord>> read) {
+    private Fetch fetchAndDispatch(OwnedPartitions owned, Supplier<FetchedRows> read) {
         lanes.beginFetch();
         try {
-            List<OutboxRecord> records = read.get();
+            FetchedRows rows = read.get();
+            List<OutboxRecord> records = unreadable.isolate(rows, owned);
             ExecutorService pool = workers.current();
             Claim claim = lanes.claim(byLane(records), (lane, deliveries) -> new LaneWork(lane,
                     fenced(deliveries, owned), pool, worker::run));
             dispatch(claim.taken(), pool);
-            return new Fetch(records.size(), claim.skipped(), claim.skippedReleased(), claim.taken());
+            return new Fetch(rows.size(), claim.skipped(), claim.skippedReleased(), claim.taken());
         } finally {
             lanes.endFetch();
         }

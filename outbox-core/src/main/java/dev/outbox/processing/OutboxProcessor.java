@@ -79,7 +79,7 @@ public final class OutboxProcessor implements AutoCloseable, WakeUpSource.Target
         this.publishingWorker = new PublishingWorker(routes, ownership, builder.observation, builder.listener,
                 settler, outcomes, lanes, options.stopOnFirstFailure());
         this.dispatcher = new Dispatcher(store, ownership, clock, options, lanes, workers,
-                worker, routes, publishingWorker);
+                worker, routes, publishingWorker, builder.listener);
     }
 
     public static Builder builder() {

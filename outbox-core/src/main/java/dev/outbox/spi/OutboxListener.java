@@ -33,6 +33,15 @@ public interface OutboxListener {
     }
 
     /**
+     * A row that cannot be read as a record was marked {@code FAILED} ({@code failed}), or left as it is because no
+     * write can reach it (its id or partition cannot be read), which is told once per row.
+     *
+     * @since 0.1.0
+     */
+    default void onUnreadableRow(UnreadableRow row, boolean failed) {
+    }
+
+    /**
      * A publisher's broker acknowledged the record ({@link OutboxRecord#getHandlerId()} is the publisher's id); its
      * completion is stored next. Called for records published in batches.
      *
@@ -74,6 +83,11 @@ public interface OutboxListener {
             @Override
             public void onStatusWriteRejected(OutboxRecord record) {
                 tellEach(listener -> listener.onStatusWriteRejected(record));
+            }
+
+            @Override
+            public void onUnreadableRow(UnreadableRow row, boolean failed) {
+                tellEach(listener -> listener.onUnreadableRow(row, failed));
             }
 
             @Override

@@ -15,6 +15,16 @@ public interface RecordAdministration {
     List<OutboxRecord> findFailed(FailedRecordFilter filter, int limit);
 
     /**
+     * {@link #findFailed}, with the FAILED rows that cannot be read as records (an unreadable row the processor
+     * failed, see {@link UnreadableRow}) among them, at most {@code limit} rows in all. The default reports none.
+     *
+     * @since 0.1.0
+     */
+    default FetchedRows findFailedRows(FailedRecordFilter filter, int limit) {
+        return FetchedRows.of(findFailed(filter, limit));
+    }
+
+    /**
      * Makes a FAILED record NEW again, due at {@code now}, with its retry count reset and its first deferral cleared (a
      * record that waited too long for its handler gets a fresh {@code outbox.processing.max-deferral}); false unless
      * it was FAILED.

@@ -1,6 +1,7 @@
 package dev.outbox.spi;
 
 import dev.outbox.OutboxRecord;
+import dev.outbox.partition.Fence;
 import java.time.Instant;
 import java.util.List;
 
@@ -89,6 +90,42 @@ public interface RecordStore {
      * kept: it tells since when it waited. An operator's retry clears it.
      */
     boolean markFailed(Delivery delivery, int retryCount, String lastError);
+
+    /**
+     * {@link #findDue}, with the rows among them that cannot be read as records (see {@link UnreadableRow}) reported
+     * apart instead of failing the read. The processor fetches through this method; the default reports none.
+     *
+     * @since 0.1.0
+     */
+    default FetchedRows findDueRows(DueRecordsQuery query) {
+        return FetchedRows.of(findDue(query));
+    }
+
+    /**
+     * {@link #findDeferralsDue}, with unreadable rows reported apart as in {@link #findDueRows}.
+     *
+     * @since 0.1.0
+     */
+    default FetchedRows findDeferralsDueRows(DeferredRecordsQuery query) {
+        return FetchedRows.of(findDeferralsDue(query));
+    }
+
+    /**
+     * Marks a row {@link #findDueRows} reported as unreadable {@code FAILED} with the error text, by its id, only while
+     * its status and partition are still as read and, under a fence, only while the partition table names the fence's
+     * owner under its epoch for the row's partition ({@code partition_no} as stored: the partition whose owner read
+     * it). Nothing else of the row is written.
+     *
+     * <p>A store whose {@link #findDueRows} reports unreadable rows must implement this.
+     *
+     * @param row a row with an id, a status and a partition in {@code 0..255}
+     * @param fence the fence of the row's stored partition
+     * @return true when it took effect
+     * @since 0.1.0
+     */
+    default boolean failUnreadable(UnreadableRow row, Fence fence, String lastError) {
+        throw new UnsupportedOperationException(getClass().getName() + " reports no unreadable rows to fail");
+    }
 
     /** {@link #markCompleted(List, Instant)} of one delivery; true when it took effect. */
     default boolean markCompleted(Delivery delivery, Instant completedAt) {

@@ -8,15 +8,18 @@ import dev.outbox.jpa.dialect.OutboxTables;
 import dev.outbox.jpa.dialect.SqlStatements;
 import dev.outbox.partition.Fence;
 import dev.outbox.partition.OwnedPartitions;
+import dev.outbox.partition.PartitionHasher;
 import dev.outbox.spi.DeferredRecordsQuery;
 import dev.outbox.spi.Delivery;
 import dev.outbox.spi.DueRecordsQuery;
 import dev.outbox.spi.FailedRecordFilter;
+import dev.outbox.spi.FetchedRows;
 import dev.outbox.spi.PartitionBacklog;
 import dev.outbox.spi.RecordAdministration;
 import dev.outbox.spi.RecordPurge;
 import dev.outbox.spi.RecordStatistics;
 import dev.outbox.spi.RecordStore;
+import dev.outbox.spi.UnreadableRow;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -34,7 +37,7 @@ import java.util.function.Function;
 import java.util.stream.Collectors;
 import javax.sql.DataSource;
 import org.jspecify.annotations.Nullable;
-import org.springframework.jdbc.core.RowMapper;
+import org.springframework.jdbc.core.ResultSetExtractor;
 import org.springframework.jdbc.core.SqlParameterValue;
 import org.springframework.jdbc.core.SqlTypeValue;
 import org.springframework.jdbc.core.namedparam.MapSqlParameterSource;
@@ -50,6 +53,9 @@ import org.springframework.transaction.support.TransactionTemplate;
  *
  * <p>A status write of a delivery under a fence changes its row only while {@code outbox_partition} names the fence's
  * owner under its epoch (the {@code record.fence} condition), in the same statement as the write.
+ *
+ * <p>Rows are read value by value ({@link RecordRows}): a row that cannot be a record is reported apart by the
+ * {@code …Rows} reads, and left out by the others, instead of failing the read of every row.
  */
 public final class JdbcRecordStore implements RecordStore, RecordStatistics, RecordPurge, RecordAdministration {
 
@@ -66,10 +72,11 @@ public final class JdbcRecordStore implements RecordStore, RecordStatistics, Rec
     private final StatusWrite scheduleRetry;
     private final StatusWrite defer;
     private final StatusWrite markFailed;
+    private final StatusWrite failUnreadable;
     private final String findFailed;
     private final @Nullable String markCompletedBulk;
     private final @Nullable String deleteCompletedBulk;
-    private final RowMapper<OutboxRecord> rowMapper = this::mapRow;
+    private final ResultSetExtractor<FetchedRows> rows;
 
     /** On the default tables ({@link OutboxTables#defaults()}). */
     public JdbcRecordStore(DataSource dataSource, DatabaseDialect dialect) {
@@ -98,13 +105,21 @@ public final class JdbcRecordStore implements RecordStore, RecordStatistics, Rec
         this.scheduleRetry = StatusWrite.of(sql.get("record.scheduleRetry"), fence);
         this.defer = StatusWrite.of(sql.get("record.defer"), fence);
         this.markFailed = StatusWrite.of(sql.get("record.markFailed"), fence);
+        this.failUnreadable = StatusWrite.of(sql.get("record.failUnreadable"), fence);
+        this.rows = RecordRows.extractor(dialect);
         this.findFailed = sql.get("admin.findFailed").replace("{columns}", columns);
         this.markCompletedBulk = sql.find("record.markCompleted.bulk").orElse(null);
         this.deleteCompletedBulk = sql.find("record.deleteCompleted.bulk").orElse(null);
     }
 
+    /** Due records; rows that cannot be records are left out (see {@link #findDueRows}). */
     @Override
     public List<OutboxRecord> findDue(DueRecordsQuery query) {
+        return findDueRows(query).records();
+    }
+
+    @Override
+    public FetchedRows findDueRows(DueRecordsQuery query) {
         MapSqlParameterSource parameters = new MapSqlParameterSource("now", dialect.timestampValue(query.now()));
         String setAsideFilter = "";
         if (!query.setAside().isEmpty()) {
@@ -115,25 +130,36 @@ public final class JdbcRecordStore implements RecordStore, RecordStatistics, Rec
                 .replace("{partitionFilter}", partitionFilter(query.partitions()))
                 .replace("{setAsideFilter}", setAsideFilter)
                 .replace("{limit}", Integer.toString(query.limit()));
-        return jdbc.query(statement, parameters, rowMapper);
+        return jdbc.query(statement, parameters, rows);
     }
 
     @Override
     public List<OutboxRecord> findDeferralsDue(DeferredRecordsQuery query) {
+        return findDeferralsDueRows(query).records();
+    }
+
+    @Override
+    public FetchedRows findDeferralsDueRows(DeferredRecordsQuery query) {
         String statement = (query.headOfAggregateOnly() ? findDeferralsDueHeadOfAggregate : findDeferralsDueAny)
                 .replace("{partitionFilter}", partitionFilter(query.partitions()))
                 .replace("{limit}", Integer.toString(query.limit()));
         return jdbc.query(statement, new MapSqlParameterSource("now", dialect.timestampValue(query.now()))
                 .addValue("handlerIds", List.copyOf(query.handlerIds()))
-                .addValue("maxDeferralCutoff", dialect.timestampValue(query.maxDeferralCutoff())), rowMapper);
+                .addValue("maxDeferralCutoff", dialect.timestampValue(query.maxDeferralCutoff())), rows);
+    }
+
+    /** FAILED records; rows that cannot be records are left out (see {@link #findFailedRows}). */
+    @Override
+    public List<OutboxRecord> findFailed(FailedRecordFilter filter, int limit) {
+        return findFailedRows(filter, limit).records();
     }
 
     @Override
-    public List<OutboxRecord> findFailed(FailedRecordFilter filter, int limit) {
+    public FetchedRows findFailedRows(FailedRecordFilter filter, int limit) {
         MapSqlParameterSource parameters = new MapSqlParameterSource();
         String statement = findFailed.replace("{filter}", failedFilter(filter, parameters))
                 .replace("{limit}", Integer.toString(limit));
-        return jdbc.query(statement, parameters, rowMapper);
+        return jdbc.query(statement, parameters, rows);
     }
 
     @Override
@@ -197,17 +223,39 @@ public final class JdbcRecordStore implements RecordStore, RecordStatistics, Rec
     public Map<OutboxRecordStatus, Long> countByStatus() {
         Map<OutboxRecordStatus, Long> counts = new EnumMap<>(OutboxRecordStatus.class);
         jdbc.getJdbcTemplate().query(sql.get("record.countByStatus"), (ResultSet row) -> {
-            counts.put(OutboxRecordStatus.valueOf(row.getString("status")), row.getLong("record_count"));
+            OutboxRecordStatus status = knownStatus(row.getString("status"));
+            // A status no record can have (written by SQL) is left out, rather than failing every count.
+            if (status != null) {
+                counts.merge(status, row.getLong("record_count"), Long::sum);
+            }
         });
         return counts;
     }
 
     @Override
     public List<PartitionBacklog> pendingByPartitionAndHandler() {
-        return jdbc.getJdbcTemplate().query(sql.get("record.pendingByPartitionAndHandler"), (row, rowNum) ->
-                new PartitionBacklog(row.getInt("partition_no"), handlerId(row.getString("handler_id")),
-                        row.getLong("pending"),
-                        Objects.requireNonNull(dialect.readTimestamp(row, "oldest_created_at"))));
+        List<PartitionBacklog> backlog = new ArrayList<>();
+        jdbc.getJdbcTemplate().query(sql.get("record.pendingByPartitionAndHandler"), (ResultSet row) -> {
+            int partition = row.getInt("partition_no");
+            boolean partitionNull = row.wasNull();
+            Instant oldest = dialect.readTimestamp(row, "oldest_created_at");
+            // Rows no partition holds, or without a creation time (written by SQL; the processor reports them), are
+            // left out rather than failing every gauge.
+            if (!partitionNull && oldest != null && partition >= 0 && partition < PartitionHasher.PARTITION_COUNT) {
+                backlog.add(new PartitionBacklog(partition, handlerId(row.getString("handler_id")),
+                        row.getLong("pending"), oldest));
+            }
+        });
+        return backlog;
+    }
+
+    private static @Nullable OutboxRecordStatus knownStatus(@Nullable String status) {
+        for (OutboxRecordStatus known : OutboxRecordStatus.values()) {
+            if (known.name().equals(status)) {
+                return known;
+            }
+        }
+        return null;
     }
 
     /** The column holds '' for records addressed to no handler (the column is NOT NULL). */
@@ -249,6 +297,21 @@ public final class JdbcRecordStore implements RecordStore, RecordStatistics, Rec
     public boolean markFailed(Delivery delivery, int retryCount, String lastError) {
         return jdbc.update(markFailed.sqlFor(delivery.fence()), keys(delivery).addValue("retryCount", retryCount)
                 .addValue("lastError", lastError)) == 1;
+    }
+
+    @Override
+    public boolean failUnreadable(UnreadableRow row, Fence fence, String lastError) {
+        if (row.id() == null || row.status() == null || row.partition() == null
+                || row.partition() != fence.partition()) {
+            throw new IllegalArgumentException("an unreadable row is failed by its id and status, under the fence of "
+                    + "its partition: " + row + ", " + fence);
+        }
+        return jdbc.update(failUnreadable.sqlFor(fence), new MapSqlParameterSource("id", row.id())
+                .addValue("readStatus", row.status())
+                .addValue("lastError", lastError)
+                .addValue("fencePartition", fence.partition())
+                .addValue("fenceOwner", fence.owner())
+                .addValue("fenceEpoch", fence.epoch())) == 1;
     }
 
     /** The row as read, and the fence of the write: the parameters of every status write. */
@@ -336,10 +399,6 @@ public final class JdbcRecordStore implements RecordStore, RecordStatistics, Rec
         }
         return sql.get("record.filter.partitions").replace("{partitions}",
                 partitions.stream().mapToObj(Integer::toString).collect(Collectors.joining(",")));
-    }
-
-    private OutboxRecord mapRow(ResultSet rs, int rowNum) throws SQLException {
-        return read(rs, dialect);
     }
 
     /** The record of the current row, whose columns are {@code record.columns}. */

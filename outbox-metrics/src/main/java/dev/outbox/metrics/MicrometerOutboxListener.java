@@ -3,6 +3,7 @@ package dev.outbox.metrics;
 import dev.outbox.OutboxRecord;
 import dev.outbox.publish.PublishException;
 import dev.outbox.spi.OutboxListener;
+import dev.outbox.spi.UnreadableRow;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tag;
@@ -11,6 +12,7 @@ import io.micrometer.core.instrument.Timer;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
@@ -23,6 +25,11 @@ import java.util.concurrent.ConcurrentHashMap;
  *       completed, failures that scheduled a retry, records that became FAILED; tagged {@code event_type} and
  *       {@code handler} (the typed handler's id, {@code none} for the record processor)</li>
  *   <li>{@code outbox.records.rejected}: outcomes the partition fence (or a concurrent change) refused</li>
+ *   <li>{@code outbox.records.poison}: rows that cannot be read as records (written by SQL, a migration or an older
+ *       version), tagged {@code problem} ({@code misplaced}, {@code unknown_status}, {@code missing_value},
+ *       {@code unreadable_value}) and {@code outcome} ({@code failed}: marked FAILED; {@code skipped}: left as they
+ *       are, since no write can reach them); counted once per row, apart from {@code outbox.records.failed}, whose
+ *       event type they may not have</li>
  *   <li>{@code outbox.processing.time}: handler time, tagged {@code outcome=success|failure}, with a percentile
  *       histogram</li>
  *   <li>{@code outbox.records.lag}: from a record's creation to the storing of its completion</li>
@@ -58,6 +65,7 @@ public final class MicrometerOutboxListener implements OutboxListener {
     private final Map<TagValues, Outcomes> byEventType = new ConcurrentHashMap<>();
     private final Map<String, PublisherMeters> byPublisher = new ConcurrentHashMap<>();
     private final Map<List<String>, Counter> publishFailures = new ConcurrentHashMap<>();
+    private final Map<List<String>, Counter> poison = new ConcurrentHashMap<>();
     private final Counter rejected;
     private final Timer successTime;
     private final Timer failureTime;
@@ -128,6 +136,15 @@ public final class MicrometerOutboxListener implements OutboxListener {
     @Override
     public void onStatusWriteRejected(OutboxRecord record) {
         rejected.increment();
+    }
+
+    @Override
+    public void onUnreadableRow(UnreadableRow row, boolean failed) {
+        String problem = row.problem().name().toLowerCase(Locale.ROOT);
+        String outcome = failed ? "failed" : "skipped";
+        poison.computeIfAbsent(List.of(problem, outcome), key -> Counter.builder("outbox.records.poison")
+                .description("Rows that cannot be read as records: marked FAILED, or skipped").tag("problem", problem)
+                .tag("outcome", outcome).tags(tags).register(registry)).increment();
     }
 
     @Override

@@ -10,16 +10,20 @@ import dev.outbox.monitoring.OutboxMonitor;
 import dev.outbox.monitoring.OutboxSnapshot;
 import dev.outbox.partition.OwnedPartitions;
 import dev.outbox.spi.FailedRecordFilter;
+import dev.outbox.spi.FetchedRows;
 import dev.outbox.spi.InstanceCapabilities;
 import dev.outbox.spi.InstanceState;
+import dev.outbox.spi.UnreadableRow;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
+import java.util.stream.Stream;
 import org.jspecify.annotations.Nullable;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
@@ -58,8 +62,7 @@ public class OutboxEndpoint {
         this.coordinator = coordinator;
         this.instanceId = instanceId;
         this.admin = admin;
-        this.failedRecords = new LatestReading<>("outbox-endpoint", () -> admin.failedRecords(
-                FailedRecordFilter.any(), FAILED_RECORDS_SHOWN).stream().map(FailedRecord::of).toList(),
+        this.failedRecords = new LatestReading<>("outbox-endpoint", () -> readFailedRecords(admin),
                 Duration.ZERO, clock);
     }
 
@@ -122,6 +125,16 @@ public class OutboxEndpoint {
 
     /** What an operation did: how many records it changed. */
     public record AdminResult(String action, int records) {
+    }
+
+    /** The oldest FAILED rows, records and rows that cannot be read as records alike, in sequence order. */
+    private static List<FailedRecord> readFailedRecords(OutboxAdmin admin) {
+        FetchedRows failedRows = admin.failedRows(FailedRecordFilter.any(), FAILED_RECORDS_SHOWN);
+        return Stream.concat(
+                        failedRows.records().stream().map(FailedRecord::of),
+                        failedRows.unreadable().stream().map(FailedRecord::of))
+                .sorted(Comparator.comparing(FailedRecord::sequence, Comparator.nullsLast(Comparator.naturalOrder())))
+                .toList();
     }
 
     @ReadOperation
@@ -209,12 +222,29 @@ public class OutboxEndpoint {
     public record Deferred(long records, long unhandled, List<DeferredRecords> byHandler) {
     }
 
-    /** A FAILED record as an operator needs to see it. */
-    public record FailedRecord(String id, String aggregateId, String eventType, @Nullable String handlerId,
-            Instant createdAt, int retryCount, @Nullable String lastError) {
+    /**
+     * A FAILED record as an operator needs to see it. A row that cannot be read as a record (written by SQL, a
+     * migration or an older version; see {@link UnreadableRow}) shows what could be read, null for the rest, and
+     * its {@code problem}; its {@code lastError} says what is wrong.
+     *
+     * @param sequence the order of the listing
+     * @param problem null for a record; for an unreadable row, its kind ({@code MISPLACED}, {@code UNKNOWN_STATUS},
+     *     {@code MISSING_VALUE}, {@code UNREADABLE_VALUE})
+     */
+    public record FailedRecord(@Nullable String id, @Nullable Long sequence, @Nullable String aggregateId,
+            @Nullable String eventType, @Nullable String handlerId, @Nullable Instant createdAt,
+            @Nullable Integer retryCount, @Nullable String lastError, @Nullable String problem) {
         static FailedRecord of(OutboxRecord record) {
-            return new FailedRecord(record.getId(), record.getAggregateId(), record.getEventType(),
-                    record.getHandlerId(), record.getCreatedAt(), record.getRetryCount(), record.getLastError());
+            return new FailedRecord(record.getId(), record.getSequence(), record.getAggregateId(),
+                    record.getEventType(), record.getHandlerId(), record.getCreatedAt(), record.getRetryCount(),
+                    record.getLastError(), null);
+        }
+
+        static FailedRecord of(UnreadableRow row) {
+            String handlerId = row.handlerId();
+            return new FailedRecord(row.id(), row.sequence(), row.aggregateId(), row.eventType(),
+                    handlerId == null || handlerId.isEmpty() ? null : handlerId, row.createdAt(), null,
+                    row.lastError(), row.problem().name());
         }
     }
 
