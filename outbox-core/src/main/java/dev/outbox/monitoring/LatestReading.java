@@ -9,7 +9,8 @@ import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.Supplier;
@@ -23,6 +24,8 @@ import org.jspecify.annotations.Nullable;
  * @param <T> what the read returns
  */
 public final class LatestReading<T> {
+
+    private static final Duration IDLE_THREAD_TIMEOUT = Duration.ofSeconds(30);
 
     private final Supplier<T> read;
     private final Duration reuseFor;
@@ -47,7 +50,11 @@ public final class LatestReading<T> {
         this.read = Objects.requireNonNull(read, "read");
         this.reuseFor = Objects.requireNonNull(reuseFor, "reuseFor");
         this.clock = Objects.requireNonNull(clock, "clock");
-        this.reader = Executors.newSingleThreadExecutor(DaemonThreads.named(threadName));
+        // the thread ends when idle, so that readings of closed applications leave no thread behind
+        ThreadPoolExecutor pool = new ThreadPoolExecutor(1, 1, IDLE_THREAD_TIMEOUT.toSeconds(), TimeUnit.SECONDS,
+                new LinkedBlockingQueue<>(), DaemonThreads.named(threadName));
+        pool.allowCoreThreadTimeOut(true);
+        this.reader = pool;
     }
 
     /**
