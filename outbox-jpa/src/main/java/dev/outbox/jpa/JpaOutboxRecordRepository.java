@@ -12,8 +12,8 @@ import org.springframework.transaction.PlatformTransactionManager;
  * {@link OutboxRecordRepository} for JPA applications (Hibernate): records are written and read with the outbox's
  * SQL on the JDBC connection of the entity manager's transaction, which {@code JpaTransactionManager} binds to the
  * persistence unit's {@link DataSource}, so they commit or roll back with the entities; the transaction's records are
- * inserted as one JDBC batch just before it commits. It behaves as {@link JdbcOutboxRecordRepository} on that
- * DataSource, which it is. The outbox maps no entity: the persistence unit needs no {@code @EntityScan} for it, and
+ * inserted as one JDBC batch just before it commits: the same write path as {@link JdbcOutboxRecordRepository}, on
+ * the persistence unit's DataSource. The outbox maps no entity: the persistence unit needs no {@code @EntityScan} for it, and
  * Hibernate's schema tooling never sees the outbox tables.
  */
 public final class JpaOutboxRecordRepository extends SqlRecordRepository {
