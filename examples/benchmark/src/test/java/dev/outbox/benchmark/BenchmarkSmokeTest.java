@@ -69,6 +69,9 @@ class BenchmarkSmokeTest {
             assertThat(drain.path("recordsPerSecond").asDouble()).as(name).isPositive();
             assertThat(drain.path("ratioToDbLimitUpdate").asDouble()).as(name).isPositive();
             assertThat(drain.path("statusCounts").path("COMPLETED").asLong()).as(name).isEqualTo(2000);
+            // the nodes fetch nothing before the start gate opens, so a drain is measured from its start
+            assertThat(drain.path("goToFirstCallMs").asDouble()).as(name + ": first handler call after the gate")
+                    .isNotNegative();
             assertChecksHold(name, drain.path("checks"), 2000);
         }
         assertThat(measurements.path("drain2").path("checks").path("callsPerInstance").propertyNames())

@@ -1,5 +1,6 @@
 package dev.outbox.benchmark.node;
 
+import dev.outbox.spi.FetchedRows;
 import dev.outbox.spi.RecordStore;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Proxy;
@@ -8,8 +9,8 @@ import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.config.BeanPostProcessor;
 
 /**
- * Puts the {@link StartGate} in front of the starter's {@link RecordStore}: while the gate is closed {@code findDue}
- * returns nothing without asking the database. Every other call, and every call once the gate is open, goes to the
+ * Puts the {@link StartGate} in front of the starter's {@link RecordStore}: while the gate is closed its fetches
+ * ({@code findDue}, {@code findDueRows} and the deferral looks) return nothing without asking the database. Every other call, and every call once the gate is open, goes to the
  * library's own store unchanged. A dynamic proxy, so that methods the store gains later are forwarded as well.
  */
 final class RecordStoreGate implements BeanPostProcessor {
@@ -34,9 +35,15 @@ final class RecordStoreGate implements BeanPostProcessor {
                             return System.identityHashCode(proxy);
                         case "toString":
                             return "gated " + store;
-                        case "findDue":
+                        case "findDue", "findDeferralsDue":
                             if (!gate.getObject().isOpen()) {
                                 return List.of();
+                            }
+                            break;
+                        case "findDueRows", "findDeferralsDueRows":
+                            // what the engine calls: the store's own implementation, not the default over findDue
+                            if (!gate.getObject().isOpen()) {
+                                return FetchedRows.of(List.of());
                             }
                             break;
                         default:
