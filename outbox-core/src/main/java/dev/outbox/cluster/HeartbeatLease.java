@@ -42,12 +42,22 @@ final class HeartbeatLease {
     }
 
     /**
-     * Registers or heartbeats once, and renews the lease.
+     * Registers or heartbeats once, and renews the lease; twice when the first call outlasted the lease.
      *
      * @param forgetHoldings run before the lease is renewed when what this instance held may have been taken
      *     meanwhile (the lease ran out, or its row was gone): it must forget its partitions and claim afresh
      */
     void heartbeat(Runnable forgetHoldings) {
+        beat(forgetHoldings);
+        if (!isValid()) {
+            // That call took longer than the lease (sent as the database went away, answered once it was back: the
+            // pool waited for a connection), and the lease counts from when it was sent, so it renewed nothing. One
+            // more now that the database answers, which forgets the holdings first, rather than one interval later.
+            beat(forgetHoldings);
+        }
+    }
+
+    private void beat(Runnable forgetHoldings) {
         long sent = nanoClock.getAsLong();
         boolean expired = heartbeatSucceeded && !isValid();
         boolean present;
@@ -68,7 +78,8 @@ final class HeartbeatLease {
         }
         lastHeartbeatNanos = sent;
         heartbeatSucceeded = true;
-        if (lossLogged) {
+        // Not before the lease holds again: a call that outlasted it renewed nothing.
+        if (lossLogged && isValid()) {
             lossLogged = false;
             log.info("Outbox instance {} heartbeats again", instanceId);
         }

@@ -8,6 +8,7 @@ import dev.outbox.spi.InstanceStatus;
 import dev.outbox.spi.InstanceStore;
 import dev.outbox.testing.InMemoryClusterStore;
 import dev.outbox.testing.MutableClock;
+import dev.outbox.testkit.LogLines;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -144,6 +145,32 @@ class HeartbeatLeaseTest {
         assertThat(lease.sinceLastHeartbeat()).contains(Duration.ofSeconds(3));
         advance(LEASE.minusSeconds(3));
         assertThat(lease.isValid()).isFalse();
+    }
+
+    @Test
+    void aHeartbeatAnsweredOnlyAfterTheLeaseRanOutRenewsNothingSoAnotherFollowsAtOnce() {
+        // Issue 29: sent as the database went away, answered after the outage (the pool waited for a connection).
+        // Counted from when it was sent, it renewed nothing; it used to say "heartbeats again" all the same, the
+        // processor logged the loss once more, and the lease came back only with the next heartbeat, an interval later.
+        lease.heartbeat(this::forget);
+        assertThat(lease.holds()).isTrue();
+        advance(Duration.ofSeconds(1));
+        store.duringHeartbeat = () -> {
+            store.duringHeartbeat = () -> { };
+            advance(LEASE.plusSeconds(2));
+            assertThat(lease.holds()).as("lost during the outage").isFalse();
+        };
+        log.clear();
+
+        try (LogLines lines = LogLines.of(HeartbeatLease.class)) {
+            lease.heartbeat(this::forget);
+
+            assertThat(log).containsExactly("heartbeat", "heartbeat", "forget (valid=false)");
+            assertThat(lease.isValid()).isTrue();
+            assertThat(lease.sinceLastHeartbeat()).contains(Duration.ZERO);
+            assertThat(lines.lines()).containsExactly("WARN Outbox instance node-1 has not heartbeated for PT8S or "
+                    + "more; it stops processing until it has", "INFO Outbox instance node-1 heartbeats again");
+        }
     }
 
     @Test
