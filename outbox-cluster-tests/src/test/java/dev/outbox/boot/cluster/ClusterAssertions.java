@@ -3,6 +3,9 @@ package dev.outbox.boot.cluster;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.outbox.boot.cluster.ClusterHarness.OwnershipChange;
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
@@ -68,5 +71,12 @@ final class ClusterAssertions {
     /** Prints a measurement into the test output, tagged with the test's name. */
     static void report(TestInfo test, String format, Object... arguments) {
         System.out.printf("[" + name(test) + "] " + format + "%n", arguments);
+    }
+
+    /** A TCP port of 127.0.0.1 free at the moment, for a server the test starts (a node's web server, a database). */
+    static int freePort() throws IOException {
+        try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            return socket.getLocalPort();
+        }
     }
 }

@@ -98,13 +98,17 @@ final class ClusterHarness implements AutoCloseable {
     }
 
     static ClusterHarness create(String testName, TestDatabase.Kind kind) {
+        return create(testName, TestDatabase.create(kind));
+    }
+
+    /** The same on {@code database}, a new one the harness takes over (and drops on {@link #close()}). */
+    static ClusterHarness create(String testName, TestDatabase database) {
         Path logs = logDirectory(testName);
         recreateDirectory(logs);
-        TestDatabase database = TestDatabase.create(kind);
         try {
             OutboxSchemaInitializer.apply(database.dataSource());
             JdbcTemplate jdbc = new JdbcTemplate(database.dataSource());
-            if (kind == TestDatabase.Kind.MARIADB) {
+            if (database.kind() == TestDatabase.Kind.MARIADB) {
                 // One statement per paragraph: the MariaDB driver runs one statement per call.
                 String script = resource("cluster/observation-schema-mariadb.sql");
                 for (String paragraph : script.split("\\n\\s*\\n")) {
@@ -215,6 +219,29 @@ final class ClusterHarness implements AutoCloseable {
         instanceIds.forEach(this::awaitUp);
     }
 
+    /**
+     * Starts the nodes side by side as web applications, each on a free port of 127.0.0.1 with its health (details
+     * included) at {@code /actuator/health}, and waits until each has registered; returns each one's base URI.
+     */
+    Map<String, URI> startWebNodes(List<String> instanceIds, String... extraProperties) {
+        Map<String, URI> web = new LinkedHashMap<>();
+        for (String id : instanceIds) {
+            int port;
+            try {
+                port = ClusterAssertions.freePort();
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+            startNode(id, Stream.concat(Stream.of("spring.main.web-application-type=servlet",
+                    "server.address=127.0.0.1", "server.port=" + port,
+                    "management.endpoint.health.show-details=always"), Stream.of(extraProperties))
+                    .toArray(String[]::new));
+            web.put(id, URI.create("http://127.0.0.1:" + port));
+        }
+        instanceIds.forEach(this::awaitUp);
+        return web;
+    }
+
     /** Waits until {@code done}, failing at once if a node that should run has died meanwhile. */
     void awaitWhileNodesLive(String what, Callable<Boolean> done) {
         awaitState(what, DEADLINE, Duration.ofMillis(200), done, Boolean::booleanValue);
@@ -250,6 +277,21 @@ final class ClusterHarness implements AutoCloseable {
 
     int awaitExit(String instanceId) {
         return node(instanceId).awaitExit(GRACEFUL_SHUTDOWN_TIMEOUT.plus(DEADLINE));
+    }
+
+    /**
+     * Ends every session the nodes have open on this (PostgreSQL) database with {@code pg_terminate_backend}, as an
+     * administrator or a failover would; the test's own sessions stay. Returns how many were ended.
+     */
+    int terminateSessionsOf(List<String> instanceIds) {
+        if (dialect != DatabaseDialect.POSTGRESQL) {
+            throw new IllegalStateException("pg_terminate_backend is PostgreSQL's");
+        }
+        // The nodes name their sessions by application_name (see nodeProperties).
+        String placeholders = String.join(", ", instanceIds.stream().map(id -> "?").toList());
+        return jdbc.query("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database()"
+                + " AND pid <> pg_backend_pid() AND application_name IN (" + placeholders + ")",
+                (rs, row) -> rs.getBoolean(1), instanceIds.toArray()).stream().mapToInt(ended -> ended ? 1 : 0).sum();
     }
 
     // ---- records ----------------------------------------------------------------------------------------------

@@ -1,11 +1,10 @@
 package dev.outbox.boot.cluster;
 
+import static dev.outbox.boot.cluster.ClusterAssertions.freePort;
 import static dev.outbox.boot.cluster.ClusterAssertions.name;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.IOException;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -176,11 +175,5 @@ class RollingDeployTest {
                 return false;
             }
         });
-    }
-
-    private static int freePort() throws IOException {
-        try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-            return socket.getLocalPort();
-        }
     }
 }

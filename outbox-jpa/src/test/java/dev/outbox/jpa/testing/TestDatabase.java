@@ -101,11 +101,27 @@ public final class TestDatabase implements AutoCloseable {
             String name = "outbox_" + suffix;
             return new TestDatabase(kind, name, "jdbc:h2:mem:" + name + ";DB_CLOSE_DELAY=-1", "sa", "", null);
         }
-        Server server = server(kind);
+        return createOn(server(kind), suffix);
+    }
+
+    /**
+     * Creates a new empty database on the server of {@code adminUrl} (a database there the user may
+     * {@code CREATE DATABASE} from) instead of the one found for {@code kind}: for a server of the test's own, one it
+     * may stop, crash and start again.
+     */
+    public static TestDatabase createOn(Kind kind, String adminUrl, String username, String password) {
+        if (kind == Kind.H2) {
+            throw new IllegalArgumentException("H2 runs in memory: use create(Kind.H2)");
+        }
+        String suffix = UUID.randomUUID().toString().replace("-", "").substring(0, 16);
+        return createOn(new Server(kind, adminUrl, username, password), suffix);
+    }
+
+    private static TestDatabase createOn(Server server, String suffix) {
         String name = "outbox_test_" + suffix;
         server.execute("CREATE DATABASE " + name);
         try {
-            return new TestDatabase(kind, name, withDatabase(server.adminUrl(), name), server.username(),
+            return new TestDatabase(server.kind(), name, withDatabase(server.adminUrl(), name), server.username(),
                     server.password(), server);
         } catch (RuntimeException e) {
             server.dropDatabase(name);
