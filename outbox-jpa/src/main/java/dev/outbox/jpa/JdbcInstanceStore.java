@@ -23,6 +23,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.dao.DuplicateKeyException;
 import org.springframework.dao.PessimisticLockingFailureException;
+import org.springframework.jdbc.core.namedparam.MapSqlParameterSource;
 import org.springframework.jdbc.core.namedparam.NamedParameterJdbcTemplate;
 
 /**
@@ -141,9 +142,14 @@ public final class JdbcInstanceStore implements InstanceStore {
     /** One statement: the cutoff is computed from the database's clock in SQL, which also returns that clock. */
     @Override
     public List<InstanceState> findLive(Duration staleTimeout) {
-        long staleMillis = Objects.requireNonNull(staleTimeout, "staleTimeout").toMillis();
-        return jdbc.query(findLive, Map.of("staleMillis", staleMillis), (rs, rowNum) -> mapRow(rs,
+        BoundStatement statement = findLiveStatement(staleTimeout);
+        return jdbc.query(statement.sql(), statement.parameters(), (rs, rowNum) -> mapRow(rs,
                 Objects.requireNonNull(dialect.readTimestamp(rs, "db_now"), "db_now")));
+    }
+
+    BoundStatement findLiveStatement(Duration staleTimeout) {
+        long staleMillis = Objects.requireNonNull(staleTimeout, "staleTimeout").toMillis();
+        return new BoundStatement(findLive, new MapSqlParameterSource("staleMillis", staleMillis));
     }
 
     @Override

@@ -11,6 +11,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import javax.sql.DataSource;
+import org.springframework.jdbc.core.namedparam.MapSqlParameterSource;
 import org.springframework.jdbc.core.namedparam.NamedParameterJdbcTemplate;
 
 /**
@@ -56,9 +57,16 @@ public final class JdbcPartitionStore implements PartitionStore {
     public boolean claim(int partition, long expectedEpoch, String instanceId, Duration staleTimeout) {
         Objects.requireNonNull(instanceId, "instanceId");
         Objects.requireNonNull(staleTimeout, "staleTimeout");
-        Object cutoff = dialect.timestampValue(databaseNow().minus(staleTimeout));
-        return jdbc.update(claim, Map.of("instanceId", instanceId, "partition", partition, "expectedEpoch",
-                expectedEpoch, "cutoff", cutoff)) == 1;
+        BoundStatement statement = claimStatement(partition, expectedEpoch, instanceId,
+                databaseNow().minus(staleTimeout));
+        return jdbc.update(statement.sql(), statement.parameters()) == 1;
+    }
+
+    /** partition.claim; {@code cutoff} is the database's now minus the stale timeout. */
+    BoundStatement claimStatement(int partition, long expectedEpoch, String instanceId, Instant cutoff) {
+        return new BoundStatement(claim, new MapSqlParameterSource("instanceId", instanceId)
+                .addValue("partition", partition).addValue("expectedEpoch", expectedEpoch)
+                .addValue("cutoff", dialect.timestampValue(cutoff)));
     }
 
     @Override

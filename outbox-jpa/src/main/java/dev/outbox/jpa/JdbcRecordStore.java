@@ -29,6 +29,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.EnumMap;
 import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -120,6 +121,11 @@ public final class JdbcRecordStore implements RecordStore, RecordStatistics, Rec
 
     @Override
     public FetchedRows findDueRows(DueRecordsQuery query) {
+        BoundStatement statement = findDueStatement(query);
+        return jdbc.query(statement.sql(), statement.parameters(), rows);
+    }
+
+    BoundStatement findDueStatement(DueRecordsQuery query) {
         MapSqlParameterSource parameters = new MapSqlParameterSource("now", dialect.timestampValue(query.now()));
         String setAsideFilter = "";
         if (!query.setAside().isEmpty()) {
@@ -130,7 +136,7 @@ public final class JdbcRecordStore implements RecordStore, RecordStatistics, Rec
                 .replace("{partitionFilter}", partitionFilter(query.partitions()))
                 .replace("{setAsideFilter}", setAsideFilter)
                 .replace("{limit}", Integer.toString(query.limit()));
-        return jdbc.query(statement, parameters, rows);
+        return new BoundStatement(statement, parameters);
     }
 
     @Override
@@ -140,12 +146,17 @@ public final class JdbcRecordStore implements RecordStore, RecordStatistics, Rec
 
     @Override
     public FetchedRows findDeferralsDueRows(DeferredRecordsQuery query) {
+        BoundStatement statement = findDeferralsDueStatement(query);
+        return jdbc.query(statement.sql(), statement.parameters(), rows);
+    }
+
+    BoundStatement findDeferralsDueStatement(DeferredRecordsQuery query) {
         String statement = (query.headOfAggregateOnly() ? findDeferralsDueHeadOfAggregate : findDeferralsDueAny)
                 .replace("{partitionFilter}", partitionFilter(query.partitions()))
                 .replace("{limit}", Integer.toString(query.limit()));
-        return jdbc.query(statement, new MapSqlParameterSource("now", dialect.timestampValue(query.now()))
+        return new BoundStatement(statement, new MapSqlParameterSource("now", dialect.timestampValue(query.now()))
                 .addValue("handlerIds", List.copyOf(query.handlerIds()))
-                .addValue("maxDeferralCutoff", dialect.timestampValue(query.maxDeferralCutoff())), rows);
+                .addValue("maxDeferralCutoff", dialect.timestampValue(query.maxDeferralCutoff())));
     }
 
     /** FAILED records; rows that cannot be records are left out (see {@link #findFailedRows}). */
@@ -213,10 +224,16 @@ public final class JdbcRecordStore implements RecordStore, RecordStatistics, Rec
         if (limit < 1) {
             throw new IllegalArgumentException("limit must be at least 1 but was " + limit);
         }
+        BoundStatement statement = purgeStatement(partitions, status, createdBefore, limit);
+        return jdbc.update(statement.sql(), statement.parameters());
+    }
+
+    BoundStatement purgeStatement(OwnedPartitions partitions, OutboxRecordStatus status, Instant createdBefore,
+            int limit) {
         String statement = sql.get("record.purge").replace("{partitionFilter}", partitionFilter(partitions))
                 .replace("{limit}", Integer.toString(limit));
-        return jdbc.update(statement, Map.of("status", status.name(), "createdBefore",
-                dialect.timestampValue(createdBefore)));
+        return new BoundStatement(statement, new MapSqlParameterSource("status", status.name())
+                .addValue("createdBefore", dialect.timestampValue(createdBefore)));
     }
 
     @Override
@@ -265,38 +282,76 @@ public final class JdbcRecordStore implements RecordStore, RecordStatistics, Rec
 
     @Override
     public List<Delivery> markCompleted(List<Delivery> deliveries, Instant completedAt) {
-        Object at = dialect.timestampValue(completedAt);
         if (markCompletedBulk != null && deliveries.size() > 1) {
-            return bulk(markCompletedBulk, at, deliveries);
+            return bulk(markCompletedBulkStatement(deliveries, completedAt), deliveries);
         }
-        return batch(markCompleted, deliveries, delivery -> keys(delivery).addValue("completedAt", at));
+        return batch(deliveries, delivery -> markCompletedStatement(delivery, completedAt));
     }
 
     @Override
     public List<Delivery> deleteCompleted(List<Delivery> deliveries) {
         if (deleteCompletedBulk != null && deliveries.size() > 1) {
-            return bulk(deleteCompletedBulk, null, deliveries);
+            return bulk(deleteCompletedBulkStatement(deliveries), deliveries);
         }
-        return batch(deleteCompleted, deliveries, JdbcRecordStore::keys);
+        return batch(deliveries, this::deleteCompletedStatement);
+    }
+
+    /** record.markCompleted for one delivery: what a single completion, and each entry of a batch of them, runs. */
+    BoundStatement markCompletedStatement(Delivery delivery, Instant completedAt) {
+        return new BoundStatement(markCompleted.sqlFor(delivery.fence()),
+                keys(delivery).addValue("completedAt", dialect.timestampValue(completedAt)));
+    }
+
+    BoundStatement deleteCompletedStatement(Delivery delivery) {
+        return new BoundStatement(deleteCompleted.sqlFor(delivery.fence()), keys(delivery));
+    }
+
+    /** record.markCompleted.bulk for several deliveries; fails on a database without it. */
+    BoundStatement markCompletedBulkStatement(List<Delivery> deliveries, Instant completedAt) {
+        return new BoundStatement(Objects.requireNonNull(markCompletedBulk, "record.markCompleted.bulk"),
+                bulkKeys(deliveries).addValue("completedAt", dialect.timestampValue(completedAt)));
+    }
+
+    /** record.deleteCompleted.bulk for several deliveries; fails on a database without it. */
+    BoundStatement deleteCompletedBulkStatement(List<Delivery> deliveries) {
+        return new BoundStatement(Objects.requireNonNull(deleteCompletedBulk, "record.deleteCompleted.bulk"),
+                bulkKeys(deliveries));
     }
 
     @Override
     public boolean scheduleRetry(Delivery delivery, int retryCount, Instant nextRetryAt, String lastError) {
-        return jdbc.update(scheduleRetry.sqlFor(delivery.fence()), keys(delivery).addValue("retryCount", retryCount)
-                .addValue("nextRetryAt", dialect.timestampValue(nextRetryAt)).addValue("lastError", lastError)) == 1;
+        return update(scheduleRetryStatement(delivery, retryCount, nextRetryAt, lastError)) == 1;
+    }
+
+    BoundStatement scheduleRetryStatement(Delivery delivery, int retryCount, Instant nextRetryAt, String lastError) {
+        return new BoundStatement(scheduleRetry.sqlFor(delivery.fence()), keys(delivery)
+                .addValue("retryCount", retryCount).addValue("nextRetryAt", dialect.timestampValue(nextRetryAt))
+                .addValue("lastError", lastError));
     }
 
     @Override
     public boolean defer(Delivery delivery, Instant nextAttemptAt, String lastError, Instant deferredAt) {
-        return jdbc.update(defer.sqlFor(delivery.fence()), keys(delivery)
+        return update(deferStatement(delivery, nextAttemptAt, lastError, deferredAt)) == 1;
+    }
+
+    BoundStatement deferStatement(Delivery delivery, Instant nextAttemptAt, String lastError, Instant deferredAt) {
+        return new BoundStatement(defer.sqlFor(delivery.fence()), keys(delivery)
                 .addValue("nextAttemptAt", dialect.timestampValue(nextAttemptAt)).addValue("lastError", lastError)
-                .addValue("deferredAt", dialect.timestampValue(deferredAt))) == 1;
+                .addValue("deferredAt", dialect.timestampValue(deferredAt)));
     }
 
     @Override
     public boolean markFailed(Delivery delivery, int retryCount, String lastError) {
-        return jdbc.update(markFailed.sqlFor(delivery.fence()), keys(delivery).addValue("retryCount", retryCount)
-                .addValue("lastError", lastError)) == 1;
+        return update(markFailedStatement(delivery, retryCount, lastError)) == 1;
+    }
+
+    BoundStatement markFailedStatement(Delivery delivery, int retryCount, String lastError) {
+        return new BoundStatement(markFailed.sqlFor(delivery.fence()), keys(delivery)
+                .addValue("retryCount", retryCount).addValue("lastError", lastError));
+    }
+
+    private int update(BoundStatement statement) {
+        return jdbc.update(statement.sql(), statement.parameters());
     }
 
     @Override
@@ -329,23 +384,26 @@ public final class JdbcRecordStore implements RecordStore, RecordStatistics, Rec
      * are the cost); returns the deliveries it did not change. A driver that reports
      * {@link Statement#SUCCESS_NO_INFO} is taken at its word.
      */
-    private List<Delivery> batch(StatusWrite write, List<Delivery> deliveries,
-            Function<Delivery, MapSqlParameterSource> parameters) {
+    private List<Delivery> batch(List<Delivery> deliveries, Function<Delivery, BoundStatement> write) {
         if (deliveries.isEmpty()) {
             return List.of();
         }
         if (deliveries.size() == 1) {
-            Delivery delivery = deliveries.get(0);
-            return jdbc.update(write.sqlFor(delivery.fence()), parameters.apply(delivery)) == 1 ? List.of()
-                    : deliveries;
+            return update(write.apply(deliveries.get(0))) == 1 ? List.of() : deliveries;
         }
         // Fenced and unfenced statements differ in text: one batch each.
-        Map<String, List<Delivery>> byStatement = deliveries.stream()
-                .collect(Collectors.groupingBy(delivery -> write.sqlFor(delivery.fence())));
+        Map<String, List<Delivery>> byStatement = new LinkedHashMap<>();
+        Map<String, List<SqlParameterSource>> parametersByStatement = new LinkedHashMap<>();
+        for (Delivery delivery : deliveries) {
+            BoundStatement statement = write.apply(delivery);
+            byStatement.computeIfAbsent(statement.sql(), sql -> new ArrayList<>()).add(delivery);
+            parametersByStatement.computeIfAbsent(statement.sql(), sql -> new ArrayList<>())
+                    .add(statement.parameters());
+        }
         List<Delivery> notChanged = new ArrayList<>();
         transactions.executeWithoutResult(status -> byStatement.forEach((statement, group) -> {
             int[] counts = jdbc.batchUpdate(statement,
-                    group.stream().map(parameters).toArray(SqlParameterSource[]::new));
+                    parametersByStatement.get(statement).toArray(SqlParameterSource[]::new));
             for (int i = 0; i < counts.length; i++) {
                 if (counts[i] != 1 && counts[i] != Statement.SUCCESS_NO_INFO) {
                     notChanged.add(group.get(i));
@@ -356,18 +414,19 @@ public final class JdbcRecordStore implements RecordStore, RecordStatistics, Rec
     }
 
     /** One set-based status write over arrays of the deliveries' keys; returns the deliveries it did not change. */
-    private List<Delivery> bulk(String statement, @Nullable Object completedAt, List<Delivery> deliveries) {
-        MapSqlParameterSource parameters = new MapSqlParameterSource()
+    private List<Delivery> bulk(BoundStatement statement, List<Delivery> deliveries) {
+        Set<String> changed = new HashSet<>(jdbc.queryForList(statement.sql(), statement.parameters(), String.class));
+        return deliveries.stream().filter(delivery -> !changed.contains(delivery.id())).toList();
+    }
+
+    /** The deliveries' keys as arrays, one element per delivery: the parameters of the bulk status writes. */
+    private static MapSqlParameterSource bulkKeys(List<Delivery> deliveries) {
+        return new MapSqlParameterSource()
                 .addValue("ids", array("varchar", deliveries, Delivery::id))
                 .addValue("readRetryCounts", array("int4", deliveries, d -> d.record().getRetryCount()))
                 .addValue("fencePartitions", array("int4", deliveries, d -> d.fence().partition()))
                 .addValue("fenceEpochs", array("int8", deliveries, d -> d.fence().epoch()))
                 .addValue("fenceOwners", array("varchar", deliveries, d -> d.fence().owner()));
-        if (completedAt != null) {
-            parameters.addValue("completedAt", completedAt);
-        }
-        Set<String> changed = new HashSet<>(jdbc.queryForList(statement, parameters, String.class));
-        return deliveries.stream().filter(delivery -> !changed.contains(delivery.id())).toList();
     }
 
     /** A SQL array of one value per delivery, made on the statement's own connection. */

@@ -25,11 +25,13 @@ import java.util.Map;
  * @param nodeProperties extra Spring properties for every node ({@code key=value}), e.g. to try another
  *     {@code outbox.poll-interval}; none by default
  * @param nodeJvmOptions JVM options of every node
+ * @param analyze whether the outbox table is vacuumed and analyzed before each drain; without, each drain starts on a
+ *     table never analyzed since its TRUNCATE, as a fresh database whose autovacuum has not run yet
  * @param help print the usage and exit
  */
 record BenchmarkOptions(String url, String user, String password, int records, int aggregates, int latencySeconds,
         int latencyRate, int warmupSeconds, int idleSeconds, int settleSeconds, int drainTimeoutSeconds, Path out,
-        Path logDir, List<String> nodeProperties, List<String> nodeJvmOptions, boolean help) {
+        Path logDir, List<String> nodeProperties, List<String> nodeJvmOptions, boolean analyze, boolean help) {
 
     static final String DEFAULT_URL = "jdbc:postgresql://127.0.0.1:5432/test";
     static final List<String> DEFAULT_NODE_JVM_OPTIONS = List.of("-Xmx512m");
@@ -69,7 +71,7 @@ record BenchmarkOptions(String url, String user, String password, int records, i
                 }
                 case "url", "user", "password", "records", "aggregates", "latency-seconds", "latency-rate",
                         "warmup-seconds", "idle-seconds", "settle-seconds", "drain-timeout-seconds", "out",
-                        "log-dir" -> values.put(name, value);
+                        "log-dir", "analyze" -> values.put(name, value);
                 default -> throw new IllegalArgumentException("unknown option --" + name);
             }
         }
@@ -93,6 +95,7 @@ record BenchmarkOptions(String url, String user, String password, int records, i
                 logDir,
                 List.copyOf(nodeProperties),
                 nodeJvmOptions.isEmpty() ? DEFAULT_NODE_JVM_OPTIONS : List.copyOf(nodeJvmOptions),
+                bool(values, "analyze", true),
                 help);
         if (options.warmupSeconds() >= options.latencySeconds()) {
             throw new IllegalArgumentException("--warmup-seconds (" + options.warmupSeconds()
@@ -121,6 +124,7 @@ record BenchmarkOptions(String url, String user, String password, int records, i
         parameters.put("referenceUpdateBatch", BenchmarkDriver.REFERENCE_UPDATE_BATCH);
         parameters.put("nodeProperties", nodeProperties);
         parameters.put("nodeJvmOptions", nodeJvmOptions);
+        parameters.put("analyze", analyze);
         parameters.put("out", out.toString());
         parameters.put("logDir", logDir.toString());
         return parameters;
@@ -145,6 +149,8 @@ record BenchmarkOptions(String url, String user, String password, int records, i
                   --log-dir=<directory of --out>/benchmark-logs
                   --node-property=key=value    extra Spring property for every node (repeatable)
                   --node-jvm-option=-Xmx512m   JVM option of every node (repeatable; replaces the default)
+                  --analyze=true           VACUUM (ANALYZE) the outbox table before each drain; false: drain a
+                                           table never analyzed, as on a fresh database before autovacuum
 
                 Exit status: 0 when every measurement ran and every check held, 1 when a measurement failed,
                 3 when a check failed (duplicates, order violations or records never handled).""";
@@ -164,6 +170,19 @@ record BenchmarkOptions(String url, String user, String password, int records, i
             throw new IllegalArgumentException("--" + name + " must be at least 0 but was " + value);
         }
         return value;
+    }
+
+    private static boolean bool(Map<String, String> values, String name, boolean fallback) {
+        String value = values.get(name);
+        if (value == null) {
+            return fallback;
+        }
+        return switch (value) {
+            case "true" -> true;
+            case "false" -> false;
+            default -> throw new IllegalArgumentException(
+                    "--" + name + " must be true or false but was '" + value + "'");
+        };
     }
 
     private static int integer(Map<String, String> values, String name, int fallback) {
