@@ -48,7 +48,9 @@ import org.jspecify.annotations.Nullable;
  * ({@code Options.maxMessagesInOutgoingQueue}, 5,000 messages by default, shared by every subject: the connection
  * cannot write fast enough), at most the connection's {@code Options.writeQueuePushTimeout} (2 s by default), and
  * then fails as a retryable {@link Reason#CONNECTION}. A stream that does not acknowledge (no quorum, say) holds no
- * thread: the client's {@linkplain Builder#publishTimeout publish timeout} ends the wait for its {@code PublishAck}.
+ * thread: the client cancels an unanswered asynchronous publish after the connection's
+ * {@code Options.requestCleanupInterval} (5 s by default, noticed within twice that), a {@link Reason#TIMEOUT}, and
+ * the engine gives up after the {@linkplain Builder#acknowledgementTimeout acknowledgement timeout} in any case.
  *
  * <p>Errors: a subject no stream listens to is {@link Reason#DESTINATION_NOT_FOUND} (checked against the streams
  * before it is said: while a stream for the subject exists, "no responders" is a retryable

@@ -13,6 +13,8 @@ import dev.outbox.jpa.testing.TestDatabase;
 import dev.outbox.testkit.TestBrokers;
 import io.nats.client.Connection;
 import io.nats.client.Nats;
+import io.nats.client.Options;
+import io.nats.client.Subscription;
 import io.nats.client.api.StorageType;
 import io.nats.client.api.StreamConfiguration;
 import java.lang.reflect.InvocationTargetException;
@@ -31,6 +33,7 @@ import java.util.function.Consumer;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.clients.producer.ProducerRecord;
+import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -51,9 +54,10 @@ import org.springframework.transaction.support.TransactionTemplate;
 /**
  * Issue 29, isolation by destination, on each broker: an application with the Kafka, RabbitMQ and NATS publishers,
  * where records to a destination that does not exist (a Kafka topic, a RabbitMQ exchange, a NATS subject no stream
- * stores) are written in the same transaction as deliverable records of every broker. The missing destination's records
- * fail as such, and every deliverable record is published and completed within {@link #DELIVERABLE_DEADLINE}, far
- * below an acknowledgement timeout (30 s) or a Kafka {@code max.block.ms} per record. The outbox's Kafka producer is
+ * stores) or one that never acknowledges are written in the same transaction as deliverable records of every broker.
+ * The missing destination's records fail as such, and every deliverable record is published and completed within
+ * {@link #DELIVERABLE_DEADLINE}, far below an acknowledgement timeout (30 s) or a Kafka {@code max.block.ms} per
+ * record. The outbox's Kafka producer is
  * counted where the publisher calls it. Topics, exchanges, queue and stream have names of this test's own.
  */
 class MissingDestinationIsolationTest extends DatabasePerTestClass {
@@ -70,6 +74,7 @@ class MissingDestinationIsolationTest extends DatabasePerTestClass {
     private final String missingTopic = "missing-" + unique;
     private final String missingExchange = "missing-" + unique;
     private final String unstoredSubject = "UNSTORED_" + unique.toUpperCase(Locale.ROOT) + ".placed";
+    private final String silentSubject = "SILENT_" + unique.toUpperCase(Locale.ROOT) + ".placed";
     private final String exchange = "isolated-" + unique;
     private final String queue = "isolated-all-" + unique;
     private final String stream = "ISOLATED_" + unique.toUpperCase(Locale.ROOT);
@@ -169,63 +174,127 @@ class MissingDestinationIsolationTest extends DatabasePerTestClass {
     }
 
     /**
+     * A destination that takes messages and never acknowledges them: a NATS subject no stream stores, which a plain
+     * subscriber listens to, so a JetStream publish there gets no answer at all (not "no responders"). The client
+     * gives up on an unanswered asynchronous publish after its {@code requestCleanupInterval} (5 to 10 s by default),
+     * a minute here, so that the engine's acknowledgement timeout, 30 s, is what ends the wait. The other aggregates'
+     * records complete meanwhile, NATS's too, which the same publisher sends in the same batches as the unanswered
+     * ones.
+     */
+    @Test
+    void recordsToANatsSubjectThatNeverAcknowledgesHoldBackNoBrokersRecords() throws Exception {
+        Subscription silent = nats.subscribe(silentSubject);
+        Connection patient = Nats.connect(new Options.Builder().server(natsUrl).connectionName("outbox-patient")
+                .requestCleanupInterval(Duration.ofMinutes(1)).build());
+        try {
+            BrokerCounts before = brokerCounts();
+            String run = UUID.randomUUID().toString().substring(0, 8);
+            try (ConfigurableApplicationContext app = run(List.of("outbox.nats.event-types=NatsOrder,Missing",
+                    "outbox.nats.routes.Missing=" + silentSubject,
+                    "outbox.nats.publish-timeout=25s",
+                    "outbox.nats.acknowledgement-timeout=30s",
+                    "outbox.instance.graceful-shutdown-timeout-seconds=1"), patient)) {
+                OutboxRecordRepository records = app.getBean(OutboxRecordRepository.class);
+                writeAndAwaitDeliverable(app, run, "a NATS subject that never acknowledges");
+
+                assertThat(toMissing(records, run)).as("sent once, still unanswered").allSatisfy(record -> {
+                    assertThat(record.getStatus()).isEqualTo(OutboxRecordStatus.NEW);
+                    assertThat(record.getRetryCount()).isZero();
+                });
+                await().atMost(DEADLINE).until(() -> silent.getPendingMessageCount() == TO_MISSING_DESTINATION);
+            }
+            assertEachBrokerGot(before, AGGREGATES * RECORDS_PER_BROKER_AND_AGGREGATE);
+        } finally {
+            patient.close();
+            silent.unsubscribe();
+        }
+    }
+
+    /**
      * Writes records of event type {@code Missing}, which {@code missingRoute} sends to a destination that does not
      * exist, in one transaction with deliverable records of every broker; the former fail and satisfy
      * {@code failedAsMissing}, the latter all complete in time.
      */
-    private void isolates(List<String> missingRoute, Consumer<OutboxRecord> failedAsMissing)
-            throws Exception {
-        int perBroker = AGGREGATES * RECORDS_PER_BROKER_AND_AGGREGATE;
-        int inKafka = kafka.readAll(topic).size();
-        long inRabbit = rabbit.getQueueInfo(queue).getMessageCount();
-        long inNats = nats.jetStreamManagement().getStreamInfo(stream).getStreamState().getMsgCount();
+    private void isolates(List<String> missingRoute, Consumer<OutboxRecord> failedAsMissing) throws Exception {
+        BrokerCounts before = brokerCounts();
         String run = UUID.randomUUID().toString().substring(0, 8);
         try (ConfigurableApplicationContext app = run(missingRoute)) {
-            Outbox outbox = app.getBean(Outbox.class);
             OutboxRecordRepository records = app.getBean(OutboxRecordRepository.class);
-            long completedBefore = records.countByStatus(OutboxRecordStatus.COMPLETED);
-            new TransactionTemplate(app.getBean(PlatformTransactionManager.class)).executeWithoutResult(status -> {
-                for (int n = 1; n <= TO_MISSING_DESTINATION; n++) {
-                    outbox.schedule(Map.of("n", n), "lost-" + run + "-" + n, "Missing");
-                }
-                for (int n = 1; n <= RECORDS_PER_BROKER_AND_AGGREGATE; n++) {
-                    for (int order = 1; order <= AGGREGATES; order++) {
-                        for (String eventType : List.of("KafkaOrder", "RabbitOrder", "NatsOrder")) {
-                            outbox.schedule(Map.of("order", order, "n", n), "order-" + run + "-" + order, eventType);
-                        }
-                    }
-                }
-            });
-            long written = System.nanoTime();
-            await().dontCatchUncaughtExceptions().atMost(DEADLINE).pollInterval(Duration.ofMillis(50))
-                    .until(() -> records.countByStatus(OutboxRecordStatus.COMPLETED) - completedBefore
-                            == 3L * perBroker);
-            Duration tookDeliverable = Duration.ofNanos(System.nanoTime() - written);
-            log.info("Issue 29: {} deliverable records of three brokers completed in {} ms beside records to a "
-                    + "missing destination ({})", 3 * perBroker, tookDeliverable.toMillis(), missingRoute);
-            assertThat(tookDeliverable).as("deliverable records held back by the missing destination")
-                    .isLessThan(DELIVERABLE_DEADLINE);
+            writeAndAwaitDeliverable(app, run, "a missing destination (" + missingRoute + ")");
             await().dontCatchUncaughtExceptions().atMost(DEADLINE).pollInterval(Duration.ofMillis(200))
                     .until(() -> records.countByStatus(OutboxRecordStatus.NEW) == 0);
 
-            List<OutboxRecord> toMissing = new ArrayList<>();
-            for (int n = 1; n <= TO_MISSING_DESTINATION; n++) {
-                toMissing.addAll(records.findByAggregateId("lost-" + run + "-" + n));
-            }
-            assertThat(toMissing).hasSize(TO_MISSING_DESTINATION).allSatisfy(record -> {
+            assertThat(toMissing(records, run)).allSatisfy(record -> {
                 assertThat(record.getStatus()).isEqualTo(OutboxRecordStatus.FAILED);
                 failedAsMissing.accept(record);
             });
         }
-
-        assertThat(kafka.readAll(topic)).hasSize(inKafka + perBroker);
-        assertThat(rabbit.getQueueInfo(queue).getMessageCount()).isEqualTo(inRabbit + perBroker);
-        assertThat(nats.jetStreamManagement().getStreamInfo(stream).getStreamState().getMsgCount())
-                .isEqualTo(inNats + perBroker);
+        assertEachBrokerGot(before, AGGREGATES * RECORDS_PER_BROKER_AND_AGGREGATE);
     }
 
-    /** The application, with the deliverable routes of every broker, and the given ones on top. */
+    /**
+     * Writes, in one transaction, {@link #TO_MISSING_DESTINATION} records of event type {@code Missing} and the
+     * deliverable records of every broker, and waits until the latter are all COMPLETED, within
+     * {@link #DELIVERABLE_DEADLINE}.
+     */
+    private void writeAndAwaitDeliverable(ConfigurableApplicationContext app, String run, String beside) {
+        int deliverable = 3 * AGGREGATES * RECORDS_PER_BROKER_AND_AGGREGATE;
+        Outbox outbox = app.getBean(Outbox.class);
+        OutboxRecordRepository records = app.getBean(OutboxRecordRepository.class);
+        long completedBefore = records.countByStatus(OutboxRecordStatus.COMPLETED);
+        new TransactionTemplate(app.getBean(PlatformTransactionManager.class)).executeWithoutResult(status -> {
+            for (int n = 1; n <= TO_MISSING_DESTINATION; n++) {
+                outbox.schedule(Map.of("n", n), "lost-" + run + "-" + n, "Missing");
+            }
+            for (int n = 1; n <= RECORDS_PER_BROKER_AND_AGGREGATE; n++) {
+                for (int order = 1; order <= AGGREGATES; order++) {
+                    for (String eventType : List.of("KafkaOrder", "RabbitOrder", "NatsOrder")) {
+                        outbox.schedule(Map.of("order", order, "n", n), "order-" + run + "-" + order, eventType);
+                    }
+                }
+            }
+        });
+        long written = System.nanoTime();
+        await().dontCatchUncaughtExceptions().atMost(DEADLINE).pollInterval(Duration.ofMillis(50))
+                .until(() -> records.countByStatus(OutboxRecordStatus.COMPLETED) - completedBefore == deliverable);
+        Duration took = Duration.ofNanos(System.nanoTime() - written);
+        log.info("Issue 29: {} deliverable records of three brokers completed in {} ms beside records to {}",
+                deliverable, took.toMillis(), beside);
+        assertThat(took).as("deliverable records held back by %s", beside).isLessThan(DELIVERABLE_DEADLINE);
+    }
+
+    private static List<OutboxRecord> toMissing(OutboxRecordRepository records, String run) {
+        List<OutboxRecord> toMissing = new ArrayList<>();
+        for (int n = 1; n <= TO_MISSING_DESTINATION; n++) {
+            toMissing.addAll(records.findByAggregateId("lost-" + run + "-" + n));
+        }
+        assertThat(toMissing).hasSize(TO_MISSING_DESTINATION);
+        return toMissing;
+    }
+
+    private BrokerCounts brokerCounts() throws Exception {
+        return new BrokerCounts(kafka.readAll(topic).size(), rabbit.getQueueInfo(queue).getMessageCount(),
+                nats.jetStreamManagement().getStreamInfo(stream).getStreamState().getMsgCount());
+    }
+
+    private void assertEachBrokerGot(BrokerCounts before, int more) throws Exception {
+        BrokerCounts now = brokerCounts();
+        assertThat(now).isEqualTo(new BrokerCounts(before.kafka + more, before.rabbit + more, before.nats + more));
+    }
+
+    /** The messages in the deliverable topic, queue and stream at one time. */
+    private record BrokerCounts(long kafka, long rabbit, long nats) {
+    }
+
     private ConfigurableApplicationContext run(List<String> missingRoute) {
+        return run(missingRoute, null);
+    }
+
+    /**
+     * The application, with the deliverable routes of every broker, and the given ones on top; on
+     * {@code natsConnection} when given, else on a NATS connection of its own.
+     */
+    private ConfigurableApplicationContext run(List<String> missingRoute, @Nullable Connection natsConnection) {
         List<String> settings = new ArrayList<>(dataSourceProperties());
         settings.addAll(List.of(
                 "outbox.schema-initialization.enabled=true",
@@ -251,7 +320,12 @@ class MissingDestinationIsolationTest extends DatabasePerTestClass {
         settings.addAll(missingRoute); // later settings win
         return new SpringApplicationBuilder(PublishingApplication.class).web(WebApplicationType.NONE)
                 .properties(settings.toArray(String[]::new))
-                .initializers(context -> context.getBeanFactory().addBeanPostProcessor(new CountingKafkaSends()))
+                .initializers(context -> {
+                    context.getBeanFactory().addBeanPostProcessor(new CountingKafkaSends());
+                    if (natsConnection != null) {
+                        context.getBeanFactory().registerSingleton("outboxNatsConnection", natsConnection);
+                    }
+                })
                 .run();
     }
 
