@@ -36,7 +36,8 @@ import org.slf4j.LoggerFactory;
  * broker at once, one record per lane in flight, releasing each lane when it is done and holding no worker while it
  * waits for acknowledgements; the {@link FailureDecision} decides what a failure leads to and the
  * {@link AttemptSettler} carries it out; the {@link OutcomeWriter} stores outcomes, completions by group commit. After
- * a crash, the records handed over again are the ones in hand: at most twice {@link ProcessingOptions#batchSize()}.
+ * a crash, the records handed over again are the ones in hand: at most twice {@link ProcessingOptions#batchSize()},
+ * or up to {@link PollLoop#MAX_BATCHES_IN_HAND} batches while a destination leaves records unacknowledged.
  *
  * <p>A third of this file is its builder: the façade itself only starts, stops and delegates.
  */

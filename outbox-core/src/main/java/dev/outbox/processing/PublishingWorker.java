@@ -41,7 +41,9 @@ import org.slf4j.LoggerFactory;
  * stream without quorum) must hold back only its own lanes. So a lane is released as soon as it has nothing in flight
  * and nothing more to send, its completions stored by group commit, not when the whole batch ends; and a batch waiting
  * for acknowledgements holds no worker: it sends what it can, then leaves the worker until an acknowledgement or a
- * deadline wakes it up on a worker again. The lanes in hand, not the workers, bound what is in flight.
+ * deadline wakes it up on a worker again. The lanes in hand, not the workers, bound what is in flight; and a lane whose
+ * record goes unacknowledged for {@link #SLOW_ACKNOWLEDGEMENT} is marked waiting, so that it does not count against
+ * the poll loop's budget either ({@link LaneTable#waiting}).
  *
  * <p>A batch is confined to one thread at a time: the one that holds its {@code scheduled} flag. The client's
  * callbacks only queue acknowledgements and wake the batch; an acknowledgement that does not come within the
@@ -54,6 +56,12 @@ import org.slf4j.LoggerFactory;
 final class PublishingWorker implements AutoCloseable {
 
     private static final Logger log = LoggerFactory.getLogger(PublishingWorker.class);
+    /**
+     * How long an acknowledgement may take before its lane stops counting in the poll loop's budget: far above a
+     * broker's usual round trip, far below an acknowledgement timeout.
+     */
+    static final Duration SLOW_ACKNOWLEDGEMENT = Duration.ofSeconds(1);
+    private static final long SLOW_NANOS = SLOW_ACKNOWLEDGEMENT.toNanos();
 
     private final HandlerRoutes routes;
     private final PartitionOwnership ownership;
@@ -120,6 +128,8 @@ final class PublishingWorker implements AutoCloseable {
         private final AtomicBoolean scheduled = new AtomicBoolean(true);
         /** In send order, which is deadline order; settled entries are dropped lazily. */
         private final ArrayDeque<Sending> inFlight = new ArrayDeque<>();
+        /** In send order too: the records in flight not yet found slow; see {@link #markSlow()}. */
+        private final ArrayDeque<Sending> slowNext = new ArrayDeque<>();
         private int pending;
         private boolean sentSinceFlush;
         private boolean finished;
@@ -180,6 +190,7 @@ final class PublishingWorker implements AutoCloseable {
                     settle(acknowledgement);
                 }
                 expireOverdue();
+                markSlow();
                 flushIfSent();
                 if (pending == 0) {
                     finish();
@@ -235,6 +246,7 @@ final class PublishingWorker implements AutoCloseable {
                 }
                 Sending sending = new Sending(lane, delivery, route, sentAt, sentAt + timeoutNanos);
                 inFlight.addLast(sending);
+                slowNext.addLast(sending);
                 lane.inFlight = true;
                 pending++;
                 sentSinceFlush = true;
@@ -243,6 +255,31 @@ final class PublishingWorker implements AutoCloseable {
                     wakeUp();
                 });
                 return;
+            }
+        }
+
+        /** The lane's record in flight was settled: the lane works again, if it was waiting. */
+        private void answered(LaneRun lane) {
+            lane.inFlight = false;
+            if (lane.waiting) {
+                lane.waiting = false;
+                lanes.waiting(lane.work, false);
+            }
+        }
+
+        /**
+         * Marks the lanes whose record has waited {@link #SLOW_ACKNOWLEDGEMENT} for its acknowledgement as waiting: the
+         * poll loop then fetches other lanes' records as if they were released.
+         */
+        private void markSlow() {
+            long now = System.nanoTime();
+            Sending oldest;
+            while ((oldest = slowNext.peekFirst()) != null && (oldest.settled || now - oldest.sentAt >= SLOW_NANOS)) {
+                slowNext.pollFirst();
+                if (!oldest.settled) {
+                    oldest.lane.waiting = true;
+                    lanes.waiting(oldest.lane.work, true);
+                }
             }
         }
 
@@ -297,7 +334,7 @@ final class PublishingWorker implements AutoCloseable {
             pending--;
             Duration time = Duration.ofNanos(System.nanoTime() - sending.sentAt);
             LaneRun lane = sending.lane;
-            lane.inFlight = false;
+            answered(lane);
             if (acknowledgement.failure == null) {
                 listener.onPublished(sending.delivery.record(), time,
                         acknowledgement.value == OutboxPublisher.DUPLICATE);
@@ -318,7 +355,7 @@ final class PublishingWorker implements AutoCloseable {
                 if (!oldest.settled) {
                     oldest.settled = true;
                     pending--;
-                    oldest.lane.inFlight = false;
+                    answered(oldest.lane);
                     afterFailure(oldest.lane, oldest.delivery, oldest.route,
                             PublishException.timeout(oldest.delivery.record(), timeout), oldest.sentAt);
                     advance(oldest.lane);
@@ -387,8 +424,12 @@ final class PublishingWorker implements AutoCloseable {
          * @return false when the timer is closed: the processor is
          */
         private boolean armDeadline() {
-            long remaining = untilNextDeadline(); // drops settled entries: the head is the oldest record in flight
+            untilNextDeadline(); // drops settled entries: the head is the oldest record in flight
             long next = inFlight.getFirst().deadline;
+            Sending slow = slowNext.peekFirst(); // unsettled: markSlow dropped the settled ones ahead
+            if (slow != null && slow.sentAt + SLOW_NANOS - next < 0) {
+                next = slow.sentAt + SLOW_NANOS;
+            }
             if (wakeAtDeadline != null && wakeAtDeadlineFor == next) {
                 return true;
             }
@@ -396,7 +437,8 @@ final class PublishingWorker implements AutoCloseable {
                 wakeAtDeadline.cancel(false);
             }
             try {
-                wakeAtDeadline = deadlines.schedule(this::wakeUp, remaining, TimeUnit.NANOSECONDS);
+                wakeAtDeadline = deadlines.schedule(this::wakeUp, Math.max(0, next - System.nanoTime()),
+                        TimeUnit.NANOSECONDS);
                 wakeAtDeadlineFor = next;
                 return true;
             } catch (RejectedExecutionException e) {
@@ -439,6 +481,8 @@ final class PublishingWorker implements AutoCloseable {
         boolean stopped;
         boolean inFlight;
         boolean released;
+        /** Marked waiting in the lane table: its record in flight is slow to be acknowledged. */
+        boolean waiting;
 
         LaneRun(LaneWork work) {
             this.work = work;

@@ -18,6 +18,7 @@ import dev.outbox.testing.InMemoryRecordStore;
 import dev.outbox.testing.MutableClock;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -268,6 +269,33 @@ class PublishingTest {
                     + "batches").isEqualTo(10);
         });
         assertThat(store.findByAggregateId("stuck").get(0).getStatus()).isEqualTo(OutboxRecordStatus.NEW);
+    }
+
+    @Test
+    void recordsWaitingForAcknowledgementsKeepTheLoopFromFetchingNoOtherRecords() { // issue 29
+        broker.acknowledgementTimeout = Duration.ofSeconds(60);
+        Set<String> stuck = new HashSet<>();
+        OutboxRecordRepository outbox = startInBackground(ProcessingOptions.DEFAULT_CONCURRENCY);
+        int batchSize = processor.options().batchSize();
+        for (int aggregate = 0; aggregate < batchSize; aggregate++) { // twice the half batch the loop waits for
+            save(outbox, "stuck-" + aggregate, 1);
+            stuck.add("stuck-" + aggregate + "/1");
+        }
+        broker.holdBack = stuck;
+        processor.start();
+        broker.awaitSent(batchSize);
+
+        for (int aggregate = 0; aggregate < 5; aggregate++) {
+            outbox.save(OutboxRecord.builder().aggregateId("mail-" + aggregate).eventType("Mail")
+                    .payload("mail-" + aggregate).build(clock));
+            save(outbox, "agg-" + aggregate, 1);
+        }
+
+        await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> {
+            assertThat(mailed).hasSize(5);
+            assertThat(store.countByStatus(OutboxRecordStatus.COMPLETED)).isEqualTo(10);
+        });
+        assertThat(store.countByStatus(OutboxRecordStatus.NEW)).as("still in flight").isEqualTo(batchSize);
     }
 
     @Test
