@@ -140,7 +140,7 @@ final class Dispatcher {
         }
         toPublishers.forEach((route, works) -> {
             try {
-                pool.execute(new PublishBatch(route, works, publishingWorker::run));
+                pool.execute(new PublishBatch(route, works, pool, publishingWorker::run));
             } catch (RejectedExecutionException e) {
                 works.forEach(lanes::release);
             }

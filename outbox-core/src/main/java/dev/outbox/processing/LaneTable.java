@@ -29,6 +29,8 @@ final class LaneTable {
     private final Map<Lane, LaneWork> inHand = new HashMap<>();
     private @Nullable Set<Lane> releasedDuringFetch;
     private int recordsInHand;
+    /** Records of the lanes in hand that wait for a slow acknowledgement; see {@link #waiting}. */
+    private int recordsWaiting;
     /** Lanes in hand per partition; read without the lock by a coordinator handing partitions over. */
     private final AtomicIntegerArray lanesByPartition = new AtomicIntegerArray(PartitionHasher.PARTITION_COUNT);
     private final Runnable onRelease;
@@ -105,12 +107,46 @@ final class LaneTable {
                 releasedDuringFetch.add(work.lane);
             }
             recordsInHand -= work.deliveries.size();
+            if (work.waiting) {
+                recordsWaiting -= work.deliveries.size();
+            }
         } finally {
             lock.unlock();
         }
         lanesByPartition.decrementAndGet(work.partition);
         work.handled.complete(work.calls);
         onRelease.run();
+    }
+
+    /**
+     * Marks a lane in hand as waiting for an acknowledgement that is slow to come (a destination that does not answer),
+     * or as working again: the records of waiting lanes do not count in {@link #recordsInWork()}, so that they do not
+     * keep the loop from fetching the records of other lanes. Does nothing once the lane is released.
+     */
+    void waiting(LaneWork work, boolean waiting) {
+        lock.lock();
+        try {
+            if (work.released.get() || work.waiting == waiting) {
+                return;
+            }
+            work.waiting = waiting;
+            recordsWaiting += waiting ? work.deliveries.size() : -work.deliveries.size();
+        } finally {
+            lock.unlock();
+        }
+        if (waiting) {
+            onRelease.run(); // as good as released for the loop's budget
+        }
+    }
+
+    /** Records of the lanes in hand that are not waiting for a slow acknowledgement: what the fetch budget counts. */
+    int recordsInWork() {
+        lock.lock();
+        try {
+            return recordsInHand - recordsWaiting;
+        } finally {
+            lock.unlock();
+        }
     }
 
     /** Whether a lane of {@code partition} is in hand: some record of it may be running or have an outcome unstored. */

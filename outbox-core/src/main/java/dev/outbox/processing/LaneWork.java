@@ -20,6 +20,8 @@ final class LaneWork implements Runnable {
     /** Completes with the number of records handed to the handler when the lane is released. */
     final CompletableFuture<Integer> handled = new CompletableFuture<>();
     final AtomicBoolean released = new AtomicBoolean();
+    /** Guarded by the lane table's lock: the lane waits for a slow acknowledgement; see {@link LaneTable#waiting}. */
+    boolean waiting;
     private final ExecutorService pool;
     private final Consumer<LaneWork> worker;
     private volatile boolean abandoned;

@@ -33,9 +33,11 @@ import org.slf4j.LoggerFactory;
  * idle; the {@link Dispatcher} fetches and hands lanes to the {@link WorkerPool}; the {@link LaneTable} keeps a lane
  * in hand until its outcomes are stored (per-lane order, and the fetch/release race guard); a {@link LaneWorker} runs
  * one lane's records under their fence, with timeouts; a {@link PublishingWorker} publishes many lanes' records to a
- * broker at once, one record per lane in flight; the {@link FailureDecision} decides what a failure leads to and the
+ * broker at once, one record per lane in flight, releasing each lane when it is done and holding no worker while it
+ * waits for acknowledgements; the {@link FailureDecision} decides what a failure leads to and the
  * {@link AttemptSettler} carries it out; the {@link OutcomeWriter} stores outcomes, completions by group commit. After
- * a crash, the records handed over again are the ones in hand: at most twice {@link ProcessingOptions#batchSize()}.
+ * a crash, the records handed over again are the ones in hand: at most twice {@link ProcessingOptions#batchSize()},
+ * or up to {@link PollLoop#MAX_BATCHES_IN_HAND} batches while a destination leaves records unacknowledged.
  *
  * <p>A third of this file is its builder: the façade itself only starts, stops and delegates.
  */
@@ -168,6 +170,7 @@ public final class OutboxProcessor implements AutoCloseable, WakeUpSource.Target
             closed = true;
         }
         workers.close();
+        publishingWorker.close();
         outcomes.close();
         if (timeouts != null) {
             timeouts.close();
@@ -221,15 +224,21 @@ public final class OutboxProcessor implements AutoCloseable, WakeUpSource.Target
         return lanes.isHandling(partition);
     }
 
-    /** Interrupts running handlers and releases the lanes whose work never started. */
+    /**
+     * Interrupts running handlers, releases the lanes whose work never started, and ends the publishing batches that
+     * wait for acknowledgements (their records in flight stay NEW).
+     */
     private void interruptWorkers() {
         for (Runnable neverStarted : workers.interruptAll()) {
             if (neverStarted instanceof PublishBatch batch) {
                 batch.lanes.forEach(lanes::release);
+            } else if (neverStarted instanceof LaneWork work) {
+                lanes.release(work);
             } else {
-                lanes.release((LaneWork) neverStarted);
+                neverStarted.run(); // a publishing batch woken up: with its workers gone, it gives up at once
             }
         }
+        publishingWorker.abandonWaiting();
     }
 
     /** Thread.join(0) waits forever: a zero, negative or sub-millisecond timeout waits one millisecond instead. */

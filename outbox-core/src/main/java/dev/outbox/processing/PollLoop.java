@@ -9,7 +9,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The background loop, a pipeline: it fetches again as soon as the records in hand drop to half a batch, without
- * waiting for the slowest lane, and skips the lanes in hand. When nothing is due it polls soon after activity, when
+ * waiting for the slowest lane, and skips the lanes in hand. Records waiting for a slow acknowledgement do not count
+ * (up to {@link #MAX_BATCHES_IN_HAND} batches in hand in all). When nothing is due it polls soon after activity, when
  * retries and records of writers that do not wake it are likeliest, then backs off by doubling to the poll interval,
  * so an idle instance costs one query per poll interval. A failing fetch is retried every poll interval, and logged
  * when it starts, once a minute while it lasts, and when it ends.
@@ -18,6 +19,11 @@ final class PollLoop implements Runnable {
 
     private static final Logger log = LoggerFactory.getLogger(PollLoop.class);
     private static final Duration FIRST_IDLE_WAIT = Duration.ofMillis(50);
+    /**
+     * Records waiting for slow acknowledgements do not count in the half batch, so that a destination that does not
+     * answer keeps no other lane from being fetched; but all in hand stay within this many batches.
+     */
+    static final int MAX_BATCHES_IN_HAND = 10;
 
     private final Dispatcher dispatcher;
     private final LaneTable lanes;
@@ -46,9 +52,11 @@ final class PollLoop implements Runnable {
         // Room for a batch beyond the half batch that may still be in hand, whose rows the fetch also reads. Always
         // the same, so that the database sees one statement text.
         int limit = options.batchSize() + options.batchSize() / 2;
+        int maxInHand = MAX_BATCHES_IN_HAND * options.batchSize();
         try {
             while (running) {
-                waiter.awaitUntil(() -> !running || lanes.recordsInHand() <= options.batchSize() / 2);
+                waiter.awaitUntil(() -> !running || lanes.recordsInWork() <= options.batchSize() / 2
+                        && lanes.recordsInHand() <= maxInHand);
                 if (!running) {
                     break;
                 }

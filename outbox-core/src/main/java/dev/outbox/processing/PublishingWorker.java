@@ -1,6 +1,7 @@
 package dev.outbox.processing;
 
 import dev.outbox.OutboxRecord;
+import dev.outbox.internal.DaemonThreads;
 import dev.outbox.internal.Futures;
 import dev.outbox.partition.PartitionOwnership;
 import dev.outbox.processing.LaneWork.Completion;
@@ -13,10 +14,16 @@ import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.BlockingQueue;
+import java.util.Queue;
+import java.util.Set;
 import java.util.concurrent.CompletionStage;
-import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -30,17 +37,31 @@ import org.slf4j.LoggerFactory;
  * of an aggregate reaches the broker ahead of an earlier one, and a consumer sees the first occurrence of every
  * record in its aggregate's order. Retries may add a second copy of a record, never reorder first copies.
  *
- * <p>One thread runs the whole batch: it sends the head of every lane, then takes acknowledgements as they arrive (the
- * client's callbacks only queue them), storing failures at once and sending each lane's next record. An acknowledgement
- * that does not come within the publisher's {@link OutboxPublisher#acknowledgementTimeout()} is a retryable
- * {@link PublishException.Reason#TIMEOUT}. Completions are stored by group commit when the batch ends.
+ * <p><b>Isolation by destination.</b> A destination that never acknowledges (a broker queue under flow control, a
+ * stream without quorum) must hold back only its own lanes. So a lane is released as soon as it has nothing in flight
+ * and nothing more to send, its completions stored by group commit, not when the whole batch ends; and a batch waiting
+ * for acknowledgements holds no worker: it sends what it can, then leaves the worker until an acknowledgement or a
+ * deadline wakes it up on a worker again. The lanes in hand, not the workers, bound what is in flight; and a lane whose
+ * record goes unacknowledged for {@link #SLOW_ACKNOWLEDGEMENT} is marked waiting, so that it does not count against
+ * the poll loop's budget either ({@link LaneTable#waiting}).
+ *
+ * <p>A batch is confined to one thread at a time: the one that holds its {@code scheduled} flag. The client's
+ * callbacks only queue acknowledgements and wake the batch; an acknowledgement that does not come within the
+ * publisher's {@link OutboxPublisher#acknowledgementTimeout()} is a retryable {@link PublishException.Reason#TIMEOUT},
+ * found by one timer thread for all batches.
  *
  * <p>Longer than the engine's other parts on purpose: sending, settling acknowledgements and expiring deadlines work
- * on one batch's state, confined to one thread, and read best as the one loop they are.
+ * on one batch's state and read best as the one loop they are.
  */
-final class PublishingWorker {
+final class PublishingWorker implements AutoCloseable {
 
     private static final Logger log = LoggerFactory.getLogger(PublishingWorker.class);
+    /**
+     * How long an acknowledgement may take before its lane stops counting in the poll loop's budget: far above a
+     * broker's usual round trip, far below an acknowledgement timeout.
+     */
+    static final Duration SLOW_ACKNOWLEDGEMENT = Duration.ofSeconds(1);
+    private static final long SLOW_NANOS = SLOW_ACKNOWLEDGEMENT.toNanos();
 
     private final HandlerRoutes routes;
     private final PartitionOwnership ownership;
@@ -50,6 +71,9 @@ final class PublishingWorker {
     private final OutcomeWriter outcomes;
     private final LaneTable lanes;
     private final boolean stopOnFirstFailure;
+    private final ScheduledThreadPoolExecutor deadlines;
+    /** Batches not finished: those waiting for acknowledgements hold no thread, and a stop that gives up ends them. */
+    private final Set<Run> unfinished = ConcurrentHashMap.newKeySet();
     private volatile boolean stopping;
 
     PublishingWorker(HandlerRoutes routes, PartitionOwnership ownership, OutboxObservation observation,
@@ -63,6 +87,8 @@ final class PublishingWorker {
         this.outcomes = outcomes;
         this.lanes = lanes;
         this.stopOnFirstFailure = stopOnFirstFailure;
+        this.deadlines = new ScheduledThreadPoolExecutor(1, DaemonThreads.named("outbox-acknowledgement-timeouts"));
+        deadlines.setRemoveOnCancelPolicy(true); // a batch re-arms its timer often: cancelled tasks must not pile up
     }
 
     /** While set, no further record is sent; those in flight are waited for. */
@@ -70,28 +96,45 @@ final class PublishingWorker {
         this.stopping = stopping;
     }
 
-    /** Publishes the batch; whatever goes wrong, its lanes are released in the end. */
+    /** Publishes the batch, on this worker until it waits; whatever goes wrong, its lanes are released in the end. */
     void run(PublishBatch batch) {
-        try {
-            new Run(batch).publishAll();
-        } catch (RuntimeException | Error e) {
-            log.error("Outbox publisher: a worker failed unexpectedly; the batch's records will be published again", e);
-            batch.lanes.forEach(lanes::release);
-        }
+        Run run = new Run(batch);
+        unfinished.add(run);
+        run.step(true);
     }
 
-    /** One batch's state; confined to the worker thread. */
-    private final class Run {
+    /**
+     * After a stop gave up on the workers: ends the batches waiting for acknowledgements now, their lanes released and
+     * the records in flight left NEW, instead of at their acknowledgement timeout.
+     */
+    void abandonWaiting() {
+        unfinished.forEach(Run::wakeUp);
+    }
+
+    @Override
+    public void close() {
+        deadlines.shutdownNow();
+    }
+
+    /** One batch's state; confined to the thread that holds its scheduled flag. */
+    private final class Run implements Runnable {
 
         private final PublishBatch batch;
         private final Duration timeout;
         private final long timeoutNanos;
         private final List<LaneRun> laneRuns;
-        private final BlockingQueue<Acknowledgement> acknowledgements = new LinkedBlockingQueue<>();
+        private final Queue<Acknowledgement> acknowledgements = new ConcurrentLinkedQueue<>();
+        /** Held by the thread working on the batch, or about to: whoever sets it runs the batch. */
+        private final AtomicBoolean scheduled = new AtomicBoolean(true);
         /** In send order, which is deadline order; settled entries are dropped lazily. */
         private final ArrayDeque<Sending> inFlight = new ArrayDeque<>();
+        /** In send order too: the records in flight not yet found slow; see {@link #markSlow()}. */
+        private final ArrayDeque<Sending> slowNext = new ArrayDeque<>();
         private int pending;
         private boolean sentSinceFlush;
+        private boolean finished;
+        private @Nullable ScheduledFuture<?> wakeAtDeadline;
+        private long wakeAtDeadlineFor;
 
         Run(PublishBatch batch) {
             this.batch = batch;
@@ -101,29 +144,72 @@ final class PublishingWorker {
             batch.lanes.forEach(work -> laneRuns.add(new LaneRun(work)));
         }
 
-        void publishAll() {
-            laneRuns.forEach(this::sendNext);
-            flushIfSent();
-            while (pending > 0) {
+        /** Woken on a worker by an acknowledgement or a deadline. */
+        @Override
+        public void run() {
+            step(false);
+        }
+
+        /** From the client's callback threads and the timer: runs the batch on a worker unless one has it already. */
+        void wakeUp() {
+            if (!scheduled.compareAndSet(false, true)) {
+                return;
+            }
+            try {
+                batch.pool.execute(this);
+            } catch (RejectedExecutionException e) {
+                run(); // the workers are gone: the batch gives up here, at once
+            }
+        }
+
+        private void step(boolean first) {
+            try {
+                if (first) {
+                    laneRuns.forEach(this::advance);
+                    flushIfSent();
+                }
+                proceed();
+            } catch (RuntimeException | Error e) {
+                log.error("Outbox publisher: a worker failed unexpectedly; the batch's records will be published "
+                        + "again", e);
+                for (LaneRun lane : laneRuns) {
+                    if (!lane.released) {
+                        lane.released = true;
+                        lanes.release(lane.work);
+                    }
+                }
+                end();
+            }
+        }
+
+        /** Settles what arrived, sends what follows, and leaves the thread when only acknowledgements are awaited. */
+        private void proceed() {
+            while (!finished) {
                 Acknowledgement acknowledgement;
-                try {
-                    acknowledgement = acknowledgements.poll(untilNextDeadline(), TimeUnit.NANOSECONDS);
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
+                while ((acknowledgement = acknowledgements.poll()) != null) {
+                    settle(acknowledgement);
+                }
+                expireOverdue();
+                markSlow();
+                flushIfSent();
+                if (pending == 0) {
+                    finish();
+                    return;
+                }
+                if (batch.pool.isShutdown() || Thread.currentThread().isInterrupted() || !armDeadline()) {
                     log.info("Outbox publisher: interrupted by shutdown with {} record(s) unacknowledged; they stay "
                             + "NEW and will be published again", pending);
-                    break;
+                    finish();
+                    return;
                 }
-                if (acknowledgement == null) {
-                    expireOverdue();
-                } else {
-                    do {
-                        settle(acknowledgement);
-                    } while ((acknowledgement = acknowledgements.poll()) != null);
+                long nextDeadline = wakeAtDeadlineFor;
+                scheduled.set(false); // from here on another thread may have the batch: touch nothing of it
+                // an acknowledgement or a deadline that came while the flag was held woke no one: look again
+                if (acknowledgements.isEmpty() && System.nanoTime() - nextDeadline < 0
+                        || !scheduled.compareAndSet(false, true)) {
+                    return;
                 }
-                flushIfSent();
             }
-            finish();
         }
 
         private void sendNext(LaneRun lane) {
@@ -160,11 +246,61 @@ final class PublishingWorker {
                 }
                 Sending sending = new Sending(lane, delivery, route, sentAt, sentAt + timeoutNanos);
                 inFlight.addLast(sending);
+                slowNext.addLast(sending);
+                lane.inFlight = true;
                 pending++;
                 sentSinceFlush = true;
-                stage.whenComplete((value, failure) -> acknowledgements.add(
-                        new Acknowledgement(sending, value, failure)));
+                stage.whenComplete((value, failure) -> {
+                    acknowledgements.add(new Acknowledgement(sending, value, failure));
+                    wakeUp();
+                });
                 return;
+            }
+        }
+
+        /** The lane's record in flight was settled: the lane works again, if it was waiting. */
+        private void answered(LaneRun lane) {
+            lane.inFlight = false;
+            if (lane.waiting) {
+                lane.waiting = false;
+                lanes.waiting(lane.work, false);
+            }
+        }
+
+        /**
+         * Marks the lanes whose record has waited {@link #SLOW_ACKNOWLEDGEMENT} for its acknowledgement as waiting: the
+         * poll loop then fetches other lanes' records as if they were released.
+         */
+        private void markSlow() {
+            long now = System.nanoTime();
+            Sending oldest;
+            while ((oldest = slowNext.peekFirst()) != null && (oldest.settled || now - oldest.sentAt >= SLOW_NANOS)) {
+                slowNext.pollFirst();
+                if (!oldest.settled) {
+                    oldest.lane.waiting = true;
+                    lanes.waiting(oldest.lane.work, true);
+                }
+            }
+        }
+
+        /** Sends the lane's next record; a lane with nothing in flight after that is done, and released now. */
+        private void advance(LaneRun lane) {
+            sendNext(lane);
+            if (!lane.inFlight) {
+                release(lane);
+            }
+        }
+
+        private void release(LaneRun lane) {
+            if (lane.released) {
+                return;
+            }
+            lane.released = true;
+            if (lane.done.isEmpty()) {
+                lanes.release(lane.work);
+            } else {
+                lane.work.completions = lane.done;
+                outcomes.completeAndRelease(lane.work);
             }
         }
 
@@ -198,15 +334,17 @@ final class PublishingWorker {
             pending--;
             Duration time = Duration.ofNanos(System.nanoTime() - sending.sentAt);
             LaneRun lane = sending.lane;
+            answered(lane);
             if (acknowledgement.failure == null) {
                 listener.onPublished(sending.delivery.record(), time,
                         acknowledgement.value == OutboxPublisher.DUPLICATE);
                 lane.done.add(new Completion(sending.delivery, time));
-                sendNext(lane);
-            } else if (afterFailure(lane, sending.delivery, sending.route, Futures.unwrap(acknowledgement.failure),
-                    sending.sentAt)) {
-                sendNext(lane);
+            } else {
+                // a lane that stops here has nothing more to send: advancing it releases it
+                afterFailure(lane, sending.delivery, sending.route, Futures.unwrap(acknowledgement.failure),
+                        sending.sentAt);
             }
+            advance(lane);
         }
 
         private void expireOverdue() {
@@ -217,10 +355,10 @@ final class PublishingWorker {
                 if (!oldest.settled) {
                     oldest.settled = true;
                     pending--;
-                    if (afterFailure(oldest.lane, oldest.delivery, oldest.route,
-                            PublishException.timeout(oldest.delivery.record(), timeout), oldest.sentAt)) {
-                        sendNext(oldest.lane);
-                    }
+                    answered(oldest.lane);
+                    afterFailure(oldest.lane, oldest.delivery, oldest.route,
+                            PublishException.timeout(oldest.delivery.record(), timeout), oldest.sentAt);
+                    advance(oldest.lane);
                 }
             }
         }
@@ -280,15 +418,47 @@ final class PublishingWorker {
             }
         }
 
-        private void finish() {
-            for (LaneRun lane : laneRuns) {
-                if (lane.done.isEmpty()) {
-                    lanes.release(lane.work);
-                } else {
-                    lane.work.completions = lane.done;
-                    outcomes.completeAndRelease(lane.work);
-                }
+        /**
+         * Has the timer wake the batch at its next deadline, unless it will already.
+         *
+         * @return false when the timer is closed: the processor is
+         */
+        private boolean armDeadline() {
+            untilNextDeadline(); // drops settled entries: the head is the oldest record in flight
+            long next = inFlight.getFirst().deadline;
+            Sending slow = slowNext.peekFirst(); // unsettled: markSlow dropped the settled ones ahead
+            if (slow != null && slow.sentAt + SLOW_NANOS - next < 0) {
+                next = slow.sentAt + SLOW_NANOS;
             }
+            if (wakeAtDeadline != null && wakeAtDeadlineFor == next) {
+                return true;
+            }
+            if (wakeAtDeadline != null) {
+                wakeAtDeadline.cancel(false);
+            }
+            try {
+                wakeAtDeadline = deadlines.schedule(this::wakeUp, Math.max(0, next - System.nanoTime()),
+                        TimeUnit.NANOSECONDS);
+                wakeAtDeadlineFor = next;
+                return true;
+            } catch (RejectedExecutionException e) {
+                wakeAtDeadline = null;
+                return false;
+            }
+        }
+
+        /** Releases the lanes still in hand: a record in flight stays NEW, the completions before it are stored. */
+        private void finish() {
+            laneRuns.forEach(this::release);
+            end();
+        }
+
+        private void end() {
+            finished = true; // and the scheduled flag stays set: nothing wakes the batch any more
+            if (wakeAtDeadline != null) {
+                wakeAtDeadline.cancel(false);
+            }
+            unfinished.remove(this);
         }
     }
 
@@ -309,6 +479,10 @@ final class PublishingWorker {
         final List<Completion> done = new ArrayList<>();
         int next;
         boolean stopped;
+        boolean inFlight;
+        boolean released;
+        /** Marked waiting in the lane table: its record in flight is slow to be acknowledged. */
+        boolean waiting;
 
         LaneRun(LaneWork work) {
             this.work = work;

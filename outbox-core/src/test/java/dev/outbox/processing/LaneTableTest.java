@@ -152,6 +152,26 @@ class LaneTableTest {
     }
 
     @Test
+    void aLaneWaitingForASlowAcknowledgementStaysInHandButLeavesTheFetchBudget() { // issue 29
+        LaneWork waiting = fetch(fetched(records("A", null, 3))).taken().get(0);
+        fetch(fetched(records("B", null, 2)));
+
+        table.waiting(waiting, true);
+
+        assertThat(table.recordsInHand()).isEqualTo(5);
+        assertThat(table.recordsInWork()).isEqualTo(2);
+        assertThat(releases).as("the loop is told, as after a release").hasValue(1);
+        table.waiting(waiting, false);
+        assertThat(table.recordsInWork()).isEqualTo(5);
+        table.waiting(waiting, true);
+        table.release(waiting);
+        assertThat(table.recordsInHand()).isEqualTo(2);
+        assertThat(table.recordsInWork()).isEqualTo(2);
+        table.waiting(waiting, true); // a late mark of a released lane
+        assertThat(table.recordsInWork()).isEqualTo(2);
+    }
+
+    @Test
     void aClaimStopsWatchingReleasesToo() {
         List<OutboxRecord> a = records("A", null, 1);
         LaneWork first = fetch(fetched(a)).taken().get(0);

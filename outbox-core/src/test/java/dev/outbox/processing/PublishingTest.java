@@ -1,10 +1,12 @@
 package dev.outbox.processing;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import dev.outbox.OutboxRecord;
 import dev.outbox.OutboxRecordRepository;
 import dev.outbox.OutboxRecordStatus;
+import dev.outbox.handler.HandlerRegistration;
 import dev.outbox.handler.OutboxHandlers;
 import dev.outbox.publish.OutboxPublisher;
 import dev.outbox.publish.PublishException;
@@ -16,6 +18,7 @@ import dev.outbox.testing.InMemoryRecordStore;
 import dev.outbox.testing.MutableClock;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -46,6 +49,7 @@ class PublishingTest {
     private final List<String> published = new CopyOnWriteArrayList<>();
     private final List<String> duplicates = new CopyOnWriteArrayList<>();
     private final List<Reason> failures = new CopyOnWriteArrayList<>();
+    private final List<String> mailed = new CopyOnWriteArrayList<>();
     private @Nullable OutboxProcessor processor;
 
     @AfterEach
@@ -213,6 +217,116 @@ class PublishingTest {
         assertThat(sent).isPositive();
         assertThat(store.countByStatus(OutboxRecordStatus.COMPLETED)).as("every record sent was acknowledged and "
                 + "stored before the stop returned").isEqualTo(sent);
+    }
+
+    @Test
+    void aDestinationThatNeverAcknowledgesHoldsBackNoOtherLaneOfItsBatch() { // issue 29
+        broker.acknowledgementTimeout = Duration.ofSeconds(60); // the records below cannot complete by a timeout
+        broker.holdBack = Set.of("stuck/1");
+        OutboxRecordRepository outbox = startInBackground(ProcessingOptions.DEFAULT_CONCURRENCY);
+        save(outbox, "stuck", 1);
+        save(outbox, "stuck", 2);
+        for (int aggregate = 0; aggregate < 10; aggregate++) {
+            save(outbox, "agg-" + aggregate, 1);
+            save(outbox, "agg-" + aggregate, 2);
+        }
+
+        processor.start();
+
+        await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> assertThat(
+                store.countByStatus(OutboxRecordStatus.COMPLETED)).as("stored while stuck/1 is in flight")
+                .isEqualTo(20));
+        for (int aggregate = 0; aggregate < 10; aggregate++) {
+            save(outbox, "agg-" + aggregate, 3);
+        }
+        await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> assertThat(
+                store.countByStatus(OutboxRecordStatus.COMPLETED)).as("the other lanes were released: their next "
+                        + "records are taken while stuck/1 is still in flight").isEqualTo(30));
+        OutboxRecord stuck = store.findByAggregateId("stuck").get(0);
+        assertThat(stuck.getStatus()).isEqualTo(OutboxRecordStatus.NEW);
+        assertThat(stuck.getRetryCount()).as("not timed out").isZero();
+        assertThat(broker.sent).as("stuck/2 waits for stuck/1").doesNotContain("stuck/2");
+    }
+
+    @Test
+    void aBatchWaitingForAnAcknowledgementHoldsNoWorker() { // issue 29
+        broker.acknowledgementTimeout = Duration.ofSeconds(60);
+        broker.holdBack = Set.of("stuck/1");
+        OutboxRecordRepository outbox = startInBackground(1);
+        save(outbox, "stuck", 1);
+        processor.start();
+        broker.awaitSent(1);
+
+        for (int aggregate = 0; aggregate < 5; aggregate++) {
+            outbox.save(OutboxRecord.builder().aggregateId("mail-" + aggregate).eventType("Mail")
+                    .payload("mail-" + aggregate).build(clock));
+            save(outbox, "agg-" + aggregate, 1);
+        }
+
+        await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> {
+            assertThat(mailed).as("the handler's records run on the only worker").hasSize(5);
+            assertThat(store.countByStatus(OutboxRecordStatus.COMPLETED)).as("and so do the publisher's next "
+                    + "batches").isEqualTo(10);
+        });
+        assertThat(store.findByAggregateId("stuck").get(0).getStatus()).isEqualTo(OutboxRecordStatus.NEW);
+    }
+
+    @Test
+    void recordsWaitingForAcknowledgementsKeepTheLoopFromFetchingNoOtherRecords() { // issue 29
+        broker.acknowledgementTimeout = Duration.ofSeconds(60);
+        Set<String> stuck = new HashSet<>();
+        OutboxRecordRepository outbox = startInBackground(ProcessingOptions.DEFAULT_CONCURRENCY);
+        int batchSize = processor.options().batchSize();
+        for (int aggregate = 0; aggregate < batchSize; aggregate++) { // twice the half batch the loop waits for
+            save(outbox, "stuck-" + aggregate, 1);
+            stuck.add("stuck-" + aggregate + "/1");
+        }
+        broker.holdBack = stuck;
+        processor.start();
+        broker.awaitSent(batchSize);
+
+        for (int aggregate = 0; aggregate < 5; aggregate++) {
+            outbox.save(OutboxRecord.builder().aggregateId("mail-" + aggregate).eventType("Mail")
+                    .payload("mail-" + aggregate).build(clock));
+            save(outbox, "agg-" + aggregate, 1);
+        }
+
+        await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> {
+            assertThat(mailed).hasSize(5);
+            assertThat(store.countByStatus(OutboxRecordStatus.COMPLETED)).isEqualTo(10);
+        });
+        assertThat(store.countByStatus(OutboxRecordStatus.NEW)).as("still in flight").isEqualTo(batchSize);
+    }
+
+    @Test
+    void aStopThatGivesUpEndsTheBatchesWaitingForAcknowledgements() {
+        broker.acknowledgementTimeout = Duration.ofSeconds(60);
+        broker.holdBack = Set.of("stuck/1");
+        OutboxRecordRepository outbox = startInBackground(ProcessingOptions.DEFAULT_CONCURRENCY);
+        save(outbox, "stuck", 1);
+        save(outbox, "agg-0", 1);
+        processor.start();
+        await().atMost(Duration.ofSeconds(10)).until(() -> store.countByStatus(OutboxRecordStatus.COMPLETED) == 1);
+
+        assertThat(processor.stop(Duration.ofMillis(200))).as("stuck/1 is still unacknowledged").isFalse();
+
+        int partition = store.findByAggregateId("stuck").get(0).getPartition();
+        await().atMost(Duration.ofSeconds(10)).until(() -> !processor.isHandling(partition));
+        assertThat(store.findByAggregateId("stuck").get(0).getStatus()).isEqualTo(OutboxRecordStatus.NEW);
+    }
+
+    /** The publisher for event type E, a handler for event type Mail, and a processor to start. */
+    private OutboxRecordRepository startInBackground(int concurrency) {
+        OutboxHandlers handlers = OutboxHandlers.builder()
+                .publisher(PublisherRegistration.builder(PUBLISHER_ID, broker).eventTypes(Set.of("E")).build())
+                .handler(HandlerRegistration.builder("mailer", String.class).eventType("Mail")
+                        .handler((mail, metadata) -> mailed.add(mail)).build())
+                .deserializer((payload, type) -> payload).build();
+        processor = OutboxProcessor.builder().recordStore(store).routes(handlers).clock(clock)
+                .options(ProcessingOptions.defaults().withConcurrency(concurrency)
+                        .withPollInterval(Duration.ofMillis(100))
+                        .withShutdownTimeout(Duration.ofSeconds(1))).build(); // the test's end gives up on stuck/1
+        return handlers.fanningOut(store);
     }
 
     private OutboxRecordRepository start(OutboxRetryPolicy policy, Set<String> eventTypes) {

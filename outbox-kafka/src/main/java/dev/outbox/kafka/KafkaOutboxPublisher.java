@@ -40,11 +40,15 @@ import org.jspecify.annotations.Nullable;
  * producer's send completes: with {@code acks=all}, when every in-sync replica has it. Create the producer with
  * {@link OutboxKafkaProducers}: idempotent, so the producer's own retries add no copies.
  *
- * <p>{@link #publish} never blocks: the first send to a topic (and the first after a failed send, or after
+ * <p>{@link #publish} never waits for a topic: the first send to a topic (and the first after a failed send, or after
  * {@linkplain Builder#topicCheckExpiry a few seconds}) waits, on a thread of the publisher's own, for one check of the
  * topic that all sends to it share: with a {@linkplain Builder#topicLookup topic lookup}, whether the topic exists,
  * then the producer's metadata of it. So a missing, unauthorised or unreachable topic costs one check, not one
- * {@code max.block.ms} per record on the engine's worker, and holds back no other topic.
+ * {@code max.block.ms} per record on the engine's worker, and holds back no other topic. The one wait left on the
+ * engine's worker is the producer's: a send waits for room when its buffer ({@code buffer.memory}, shared by all
+ * topics) is full, at most {@code max.block.ms} ({@link OutboxKafkaProducers#DEFAULT_MAX_BLOCK} unless the settings
+ * say otherwise), and then fails as a retryable {@link Reason#TIMEOUT}. The engine keeps at most one record per
+ * aggregate in flight, so the buffer fills only with records far larger than usual.
  *
  * <p>Errors: a topic that does not exist is {@link Reason#DESTINATION_NOT_FOUND}, at once when the topic lookup says
  * so (without one, the producer waits for its metadata until {@code max.block.ms}, which counts as a retryable

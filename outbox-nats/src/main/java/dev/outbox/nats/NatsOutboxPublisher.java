@@ -44,6 +44,14 @@ import org.jspecify.annotations.Nullable;
  * once, provided the re-send comes within the window. A re-send after the window is stored again, with the same record
  * id in its {@value OutboxMessageHeaders#RECORD_ID} header.
  *
+ * <p><b>Sends that would block.</b> {@link #publish} waits only when the connection's outgoing queue is full
+ * ({@code Options.maxMessagesInOutgoingQueue}, 5,000 messages by default, shared by every subject: the connection
+ * cannot write fast enough), at most the connection's {@code Options.writeQueuePushTimeout} (2 s by default), and
+ * then fails as a retryable {@link Reason#CONNECTION}. A stream that does not acknowledge (no quorum, say) holds no
+ * thread: the client cancels an unanswered asynchronous publish after the connection's
+ * {@code Options.requestCleanupInterval} (5 s by default, noticed within twice that), a {@link Reason#TIMEOUT}, and
+ * the engine gives up after the {@linkplain Builder#acknowledgementTimeout acknowledgement timeout} in any case.
+ *
  * <p>Errors: a subject no stream listens to is {@link Reason#DESTINATION_NOT_FOUND} (checked against the streams
  * before it is said: while a stream for the subject exists, "no responders" is a retryable
  * {@link Reason#CONNECTION}); a message over the server's {@code max_payload} or the stream's maximum message size is

@@ -23,7 +23,9 @@ import org.springframework.amqp.core.Message;
 import org.springframework.amqp.core.MessageDeliveryMode;
 import org.springframework.amqp.core.MessageProperties;
 import org.springframework.amqp.core.ReturnedMessage;
+import org.springframework.amqp.rabbit.connection.Connection;
 import org.springframework.amqp.rabbit.connection.ConnectionFactory;
+import org.springframework.amqp.rabbit.connection.ConnectionListener;
 import org.springframework.amqp.rabbit.connection.CorrelationData;
 import org.springframework.amqp.rabbit.core.RabbitTemplate;
 
@@ -41,6 +43,14 @@ import org.springframework.amqp.rabbit.core.RabbitTemplate;
  * acknowledgement (a queue full with
  * {@code x-overflow=reject-publish}, say) is a retryable {@link Reason#REJECTED}, and a connection that is down or
  * breaks before the confirm a retryable {@link Reason#CONNECTION}.
+ *
+ * <p><b>Sends that would block.</b> A broker short of memory or disk (a resource alarm) blocks the connections that
+ * publish: it stops reading from them, and a send then waits in the socket's write, which the RabbitMQ client does not
+ * time out. So while the broker says the connection is blocked ({@code connection.blocked}), a record is not sent: it
+ * fails at once as a retryable {@link Reason#REJECTED}, and no engine worker waits. The alarm is the broker's, so it
+ * stops every destination alike. Otherwise a send waits only to open a channel when the cache has none free (one round
+ * trip, or the factory's {@code channelCheckoutTimeout} when it limits the channels); a message sent but never
+ * confirmed is bounded by the {@linkplain Builder#acknowledgementTimeout acknowledgement timeout}, and holds no worker.
  *
  * <p>The connection factory must have correlated publisher confirms and returns switched on
  * ({@code spring.rabbitmq.publisher-confirm-type=correlated}, {@code spring.rabbitmq.publisher-returns=true}); the
@@ -61,6 +71,8 @@ public final class RabbitOutboxPublisher implements OutboxPublisher {
     private final Duration acknowledgementTimeout;
     private final long maxMessageSize;
     private final AtomicLong sends = new AtomicLong();
+    /** Why the broker blocked the connection (an alarm: memory or disk), or null while it takes messages. */
+    private volatile @Nullable String blockedBecause;
 
     private RabbitOutboxPublisher(Builder builder) {
         this.router = Objects.requireNonNull(builder.router, "router");
@@ -69,6 +81,15 @@ public final class RabbitOutboxPublisher implements OutboxPublisher {
         this.maxMessageSize = builder.maxMessageSize;
         this.template = new RabbitTemplate(builder.connectionFactory);
         this.template.setMandatory(true);
+        // called at once for a connection that exists already, then for every new one
+        builder.connectionFactory.addConnectionListener(new ConnectionListener() {
+            @Override
+            public void onCreate(Connection connection) {
+                blockedBecause = null;
+                connection.getDelegate().addBlockedListener(reason -> blockedBecause = reason,
+                        () -> blockedBecause = null);
+            }
+        });
     }
 
     public static Builder builder(ConnectionFactory connectionFactory) {
@@ -88,6 +109,12 @@ public final class RabbitOutboxPublisher implements OutboxPublisher {
         if (size > maxMessageSize) {
             throw new PublishException(Reason.TOO_LARGE, where + size + " bytes, over the broker's max_message_size of "
                     + maxMessageSize + " bytes this publisher was given: not sent");
+        }
+        String blocked = blockedBecause;
+        if (blocked != null) {
+            // the broker no longer reads from a blocked connection: the send would hang in the socket's write
+            throw new PublishException(Reason.REJECTED, where + "not sent: the broker blocked the connection ("
+                    + blocked + ") until its alarm clears");
         }
         try {
             template.send(destination.exchange(), routingKey, message, correlation);

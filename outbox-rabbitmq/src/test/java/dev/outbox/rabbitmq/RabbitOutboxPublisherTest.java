@@ -13,11 +13,16 @@ import dev.outbox.publish.PublishException.Reason;
 import dev.outbox.retry.OutboxRetryPolicy;
 import dev.outbox.testkit.DeliveryCheck;
 import dev.outbox.testkit.PublishingRig;
+import com.rabbitmq.client.BlockedListener;
+import java.lang.reflect.Field;
 import java.nio.charset.StandardCharsets;
+import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.AfterAll;
@@ -215,6 +220,58 @@ class RabbitOutboxPublisherTest {
         }
         assertThat(broker.takeAll(queue)).as("only the message at the limit")
                 .map(message -> message.getMessageProperties().getMessageId()).containsExactly(atLimit.getId());
+    }
+
+    @Test
+    void whileTheBrokerBlocksTheConnectionARecordFailsAtOnceWithoutASendThatWouldHang() throws Exception { // issue 29
+        String exchange = broker.declareExchange("blocked");
+        String queue = broker.declareQueue(exchange, "#");
+        CachingConnectionFactory own = broker.publisherConnection();
+        OutboxRecord record = OutboxRecord.builder().aggregateId("blocked").eventType("OrderPlaced").payload("{}")
+                .build(Clock.systemUTC());
+        try {
+            RabbitOutboxPublisher publisher = RabbitOutboxPublisher.builder(own)
+                    .router(any -> RabbitDestination.of(exchange, "order")).build();
+            Collection<BlockedListener> listeners = blockedListeners(own.createConnection().getDelegate());
+
+            // what the client does on the broker's connection.blocked, sent when it is short of memory or disk
+            for (BlockedListener listener : listeners) {
+                listener.handleBlocked("low on memory");
+            }
+            assertThatThrownBy(() -> publisher.publish(record)).isInstanceOfSatisfying(PublishException.class,
+                    refused -> {
+                        assertThat(refused.reason()).isEqualTo(Reason.REJECTED);
+                        assertThat(refused.getMessage()).contains("exchange '" + exchange + "'")
+                                .contains("not sent: the broker blocked the connection (low on memory)");
+                    });
+
+            for (BlockedListener listener : listeners) {
+                listener.handleUnblocked();
+            }
+            publisher.publish(record).toCompletableFuture().get(DEADLINE.toSeconds(), TimeUnit.SECONDS);
+        } finally {
+            own.destroy();
+        }
+        assertThat(broker.takeAll(queue)).map(message -> message.getMessageProperties().getMessageId())
+                .containsExactly(record.getId());
+    }
+
+    /** The blocked listeners of a client connection: the client offers no way to fire them but the broker's. */
+    @SuppressWarnings("unchecked")
+    private static Collection<BlockedListener> blockedListeners(com.rabbitmq.client.Connection connection)
+            throws ReflectiveOperationException {
+        for (Class<?> type = connection.getClass(); type != null; type = type.getSuperclass()) {
+            try {
+                Field field = type.getDeclaredField("blockedListeners");
+                field.setAccessible(true);
+                Collection<BlockedListener> listeners = (Collection<BlockedListener>) field.get(connection);
+                assertThat(listeners).as("the publisher listens").isNotEmpty();
+                return listeners;
+            } catch (NoSuchFieldException e) {
+                // look in the superclass
+            }
+        }
+        throw new AssertionError("no blocked listeners in " + connection.getClass());
     }
 
     @Test
