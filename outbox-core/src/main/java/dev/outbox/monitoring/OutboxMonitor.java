@@ -84,6 +84,11 @@ public final class OutboxMonitor {
         return latest.get(wait);
     }
 
+    /** What {@link #latest(Duration)} knows now, without starting a refresh or waiting for one. */
+    public LatestReading.Reading<OutboxSnapshot> lastReading() {
+        return latest.current();
+    }
+
     /**
      * The last snapshot if it is younger than the refresh interval, else a new one.
      *
