@@ -2,6 +2,7 @@ package dev.outbox.spi;
 
 import dev.outbox.OutboxRecord;
 import dev.outbox.partition.Fence;
+import dev.outbox.partition.OwnedPartitions;
 import java.time.Instant;
 import java.util.List;
 
@@ -111,10 +112,25 @@ public interface RecordStore {
     }
 
     /**
-     * Marks a row {@link #findDueRows} reported as unreadable {@code FAILED} with the error text, by its id, only while
-     * its status and partition are still as read and, under a fence, only while the partition table names the fence's
-     * owner under its epoch for the row's partition ({@code partition_no} as stored: the partition whose owner read
-     * it). Nothing else of the row is written.
+     * Rows of the partitions whose status is none the library knows (written by SQL, such as {@code 'new'} or
+     * {@code 'failed '}): no due fetch reads them where the database compares text exactly, so without this look they
+     * would wait unseen forever. Each is reported as an {@link UnreadableRow} (its problem
+     * {@link UnreadableRow.Problem#UNKNOWN_STATUS}, or another one found first), in sequence order, at most
+     * {@code limit}; the processor then fails it like the other unreadable rows. The processor looks rarely (see
+     * {@code OutboxProcessor}), so the query need only be cheap when it finds nothing. The default finds none, which
+     * suits a store that cannot hold such a status.
+     *
+     * @since 0.1.0
+     */
+    default FetchedRows findUnknownStatusRows(OwnedPartitions partitions, int limit) {
+        return FetchedRows.of(List.of());
+    }
+
+    /**
+     * Marks a row {@link #findDueRows} or {@link #findUnknownStatusRows} reported as unreadable {@code FAILED} with the
+     * error text, by its id, only while its status and partition are still as read and, under a fence, only while the
+     * partition table names the fence's owner under its epoch for the row's partition ({@code partition_no} as stored:
+     * the partition whose owner read it). Nothing else of the row is written.
      *
      * <p>A store whose {@link #findDueRows} reports unreadable rows must implement this.
      *

@@ -32,6 +32,7 @@ import org.jspecify.annotations.Nullable;
  *   <li>{@code outbox.cluster.instances.total}, {@code outbox.cluster.partitions.total},
  *       {@code outbox.cluster.partitions.avg_per_instance}, {@code outbox.cluster.partitions.unassigned}</li>
  *   <li>{@code outbox.records.oldest.pending.age} (seconds)</li>
+ *   <li>{@code outbox.records.unknown_status}: rows of a status the library does not know</li>
  *   <li>{@code outbox.partition.pending{partition=0..255}}, optional: 256 series, for a heatmap</li>
  * </ul>
  */
@@ -88,6 +89,9 @@ public final class OutboxMetrics implements MeterBinder {
                 OutboxSnapshot::deferredRecordCount).register(registry);
         gauge("outbox.records.deferred.unhandled", "Deferred records whose handler no live instance has: a stuck "
                 + "deploy or a removed handler", OutboxSnapshot::unhandledRecordCount).register(registry);
+        gauge("outbox.records.unknown_status", "Rows whose status is none the outbox knows (written by SQL): no "
+                + "fetch reads them as due; the processor fails them as poison rows", OutboxSnapshot::unknownStatusCount)
+                .register(registry);
         gauge("outbox.records.oldest.pending.age", "Age of the oldest NEW record",
                 s -> s.oldestPendingAge().toMillis() / 1000.0).baseUnit("seconds").register(registry);
         if (perPartitionGauges) {

@@ -9,6 +9,7 @@ import dev.outbox.monitoring.OutboxMonitor;
 import dev.outbox.partition.OwnedPartitions;
 import dev.outbox.spi.Delivery;
 import dev.outbox.spi.InstanceCapabilities;
+import dev.outbox.spi.PartitionBacklog;
 import dev.outbox.spi.RecordStatistics;
 import dev.outbox.testing.AggregateIds;
 import dev.outbox.testing.CountingRecordStatistics;
@@ -21,6 +22,8 @@ import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.Tags;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Duration;
+import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -134,6 +137,34 @@ class OutboxMetricsTest {
 
         assertThat(gauge("outbox.records.count", "status", "new")).isNaN();
         assertThat(gauge("outbox.partitions.pending.records.total")).isNaN();
+    }
+
+    /** Issue 29: rows of a status the library does not know (written by SQL) are counted apart, not left out. */
+    @Test
+    void rowsOfAStatusTheOutboxDoesNotKnowAreCountedApart() {
+        RecordStatistics withUnknownStatuses = new RecordStatistics() {
+            @Override
+            public Map<OutboxRecordStatus, Long> countByStatus() {
+                return Map.of(OutboxRecordStatus.NEW, 3L);
+            }
+
+            @Override
+            public Map<String, Long> countByStoredStatus() {
+                return Map.of("NEW", 3L, "new", 2L, "failed ", 1L);
+            }
+
+            @Override
+            public List<PartitionBacklog> pendingByPartitionAndHandler() {
+                return List.of();
+            }
+        };
+        OutboxMonitor monitor = OutboxMonitor.builder().statistics(withUnknownStatuses).clock(clock).build();
+        new OutboxMetrics(monitor, false).bindTo(registry);
+
+        assertThat(gauge("outbox.records.unknown_status")).isEqualTo(3.0);
+        assertThat(gauge("outbox.records.count", "status", "new")).isEqualTo(3.0);
+        assertThat(monitor.latest(Duration.ZERO).value().unknownStatusCounts())
+                .containsExactly(Map.entry("failed ", 1L), Map.entry("new", 2L));
     }
 
     /**

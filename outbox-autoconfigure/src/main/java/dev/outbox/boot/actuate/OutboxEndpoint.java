@@ -231,7 +231,7 @@ public class OutboxEndpoint {
         List<FailedRecord> failedShown = failed.answer().orElse(List.of());
         if (snapshot == null) {
             return new OutboxReport(null, freshness, self, List.of(), Map.of(), 0,
-                    new Backlog(Map.of(), null, 0, 0, 0), new Deferred(0, 0, List.of()), failedShown);
+                    new Backlog(Map.of(), null, 0, 0, 0, Map.of()), new Deferred(0, 0, List.of()), failedShown);
         }
         List<Member> members = snapshot.liveInstances().stream().map(Member::of).toList();
         Map<String, Long> counts = new LinkedHashMap<>();
@@ -240,7 +240,7 @@ public class OutboxEndpoint {
         }
         Backlog backlog = new Backlog(counts, snapshot.oldestPending().orElse(null),
                 snapshot.oldestPendingAge().toMillis() / 1000.0, snapshot.recordCount(OutboxRecordStatus.FAILED),
-                snapshot.pendingInOwnedPartitions());
+                snapshot.pendingInOwnedPartitions(), snapshot.unknownStatusCounts());
         Deferred deferred = new Deferred(snapshot.deferredRecordCount(), snapshot.unhandledRecordCount(),
                 snapshot.deferredRecords());
         return new OutboxReport(snapshot.takenAt(), freshness, self, members, snapshot.partitionsByOwner(),
@@ -359,8 +359,10 @@ public class OutboxEndpoint {
      * @param oldestPendingAgeSeconds its age when read
      * @param failed FAILED records, which wait for an operator
      * @param pendingInOwnedPartitions NEW records in this instance's partitions
+     * @param unknownStatuses rows whose status is none of the library's (written by SQL), by the status as stored;
+     *     no fetch reads them as due, and the processor marks them FAILED as unreadable rows within a minute
      */
     public record Backlog(Map<String, Long> records, @Nullable Instant oldestPending, double oldestPendingAgeSeconds,
-            long failed, long pendingInOwnedPartitions) {
+            long failed, long pendingInOwnedPartitions, Map<String, Long> unknownStatuses) {
     }
 }
