@@ -17,8 +17,8 @@ public interface RecordStatistics {
     /**
      * Rows per status as stored, in the same one grouped query: the statuses of {@link #countByStatus()} by name, and
      * besides them every status the library does not know (rows written by SQL, such as {@code 'new'} or
-     * {@code 'failed '}), each exactly as stored, so that monitoring can show the rows no fetch would read. The default
-     * knows no other statuses: it suits a store that cannot hold them.
+     * {@code 'failed '}), each exactly as stored (a NULL status as the text {@code NULL}), so that monitoring can show
+     * the rows no fetch would read. The default knows no other statuses: it suits a store that cannot hold them.
      *
      * @since 0.1.0
      */

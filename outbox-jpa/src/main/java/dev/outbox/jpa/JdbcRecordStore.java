@@ -249,7 +249,7 @@ public final class JdbcRecordStore implements RecordStore, RecordStatistics, Rec
     public Map<OutboxRecordStatus, Long> countByStatus() {
         Map<OutboxRecordStatus, Long> counts = new EnumMap<>(OutboxRecordStatus.class);
         countByStoredStatus().forEach((stored, count) -> {
-            OutboxRecordStatus status = knownStatus(stored);
+            OutboxRecordStatus status = RecordRows.knownStatus(stored);
             // A status no record can have (written by SQL) is left out, rather than failing every count.
             if (status != null) {
                 counts.merge(status, count, Long::sum);
@@ -283,15 +283,6 @@ public final class JdbcRecordStore implements RecordStore, RecordStatistics, Rec
             }
         });
         return backlog;
-    }
-
-    private static @Nullable OutboxRecordStatus knownStatus(@Nullable String status) {
-        for (OutboxRecordStatus known : OutboxRecordStatus.values()) {
-            if (known.name().equals(status)) {
-                return known;
-            }
-        }
-        return null;
     }
 
     /** The column holds '' for records addressed to no handler (the column is NOT NULL). */
