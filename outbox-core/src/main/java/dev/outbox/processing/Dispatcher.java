@@ -87,13 +87,13 @@ final class Dispatcher {
                 return Fetch.STORE_NOT_ASKED;
             }
             Instant now = clock.instant();
-            Fetch due = fetchAndDispatch(owned, () -> store.findDueRows(new DueRecordsQuery(owned, now, limit,
+            Fetch due = fetchAndDispatch(owned, () -> store.findDue(new DueRecordsQuery(owned, now, limit,
                     headOfAggregateOnly, deferred.setAside())));
             lookForUnknownStatuses(owned, now, limit);
             if (!deferred.lookDue(now, due.fetched() < limit)) {
                 return due;
             }
-            Fetch look = fetchAndDispatch(owned, () -> store.findDeferralsDueRows(new DeferredRecordsQuery(owned,
+            Fetch look = fetchAndDispatch(owned, () -> store.findDeferralsDue(new DeferredRecordsQuery(owned,
                     deferred.setAside(), now, deferred.maxDeferralCutoff(now), limit, headOfAggregateOnly)));
             deferred.looked(now, look.fetched() >= limit);
             return due.and(look);

@@ -527,7 +527,7 @@ class OutboxProcessorTest {
         AtomicInteger fetches = new AtomicInteger();
         RecordStore flaky = new ForwardingRecordStore(store) {
             @Override
-            public List<OutboxRecord> findDue(DueRecordsQuery query) {
+            public FetchedRows findDue(DueRecordsQuery query) {
                 int fetch = fetches.incrementAndGet();
                 if (fetch == 1) {
                     throw new IllegalStateException("database down");
@@ -697,8 +697,8 @@ class OutboxProcessorTest {
         AtomicInteger fetches = new AtomicInteger();
         RecordStore counting = new ForwardingRecordStore(store) {
             @Override
-            public List<OutboxRecord> findDue(DueRecordsQuery query) {
-                List<OutboxRecord> due = super.findDue(query);
+            public FetchedRows findDue(DueRecordsQuery query) {
+                FetchedRows due = super.findDue(query);
                 fetches.incrementAndGet();
                 return due;
             }

@@ -117,14 +117,8 @@ public final class JdbcRecordStore implements RecordStore, RecordStatistics, Rec
         this.deleteCompletedBulk = sql.find("record.deleteCompleted.bulk").orElse(null);
     }
 
-    /** Due records; rows that cannot be records are left out (see {@link #findDueRows}). */
     @Override
-    public List<OutboxRecord> findDue(DueRecordsQuery query) {
-        return findDueRows(query).records();
-    }
-
-    @Override
-    public FetchedRows findDueRows(DueRecordsQuery query) {
+    public FetchedRows findDue(DueRecordsQuery query) {
         MapSqlParameterSource parameters = new MapSqlParameterSource("now", dialect.timestampValue(query.now()));
         String setAsideFilter = "";
         if (!query.setAside().isEmpty()) {
@@ -136,11 +130,6 @@ public final class JdbcRecordStore implements RecordStore, RecordStatistics, Rec
                 .replace("{setAsideFilter}", setAsideFilter)
                 .replace("{limit}", Integer.toString(query.limit()));
         return jdbc.query(statement, parameters, rows);
-    }
-
-    @Override
-    public List<OutboxRecord> findDeferralsDue(DeferredRecordsQuery query) {
-        return findDeferralsDueRows(query).records();
     }
 
     @Override
@@ -165,7 +154,7 @@ public final class JdbcRecordStore implements RecordStore, RecordStatistics, Rec
     }
 
     @Override
-    public FetchedRows findDeferralsDueRows(DeferredRecordsQuery query) {
+    public FetchedRows findDeferralsDue(DeferredRecordsQuery query) {
         String statement = (query.headOfAggregateOnly() ? findDeferralsDueHeadOfAggregate : findDeferralsDueAny)
                 .replace("{partitionFilter}", partitionFilter(query.partitions()))
                 .replace("{limit}", Integer.toString(query.limit()));

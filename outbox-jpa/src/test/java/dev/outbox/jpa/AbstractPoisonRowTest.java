@@ -208,7 +208,7 @@ abstract class AbstractPoisonRowTest {
         // No instance owns the partition under this epoch: a writer that lost it, or never had it.
         OwnedPartitions stale = OwnedPartitions.fenced("stale-owner", Map.of(stored, 41L));
 
-        FetchedRows read = fixture.recordStore().findDueRows(new DueRecordsQuery(stale, Instant.now().plusSeconds(1),
+        FetchedRows read = fixture.recordStore().findDue(new DueRecordsQuery(stale, Instant.now().plusSeconds(1),
                 10, true));
 
         assertThat(read.records()).isEmpty();
