@@ -1,8 +1,7 @@
 package dev.outbox.boot;
 
-import dev.outbox.jpa.dialect.OutboxTables;
 import dev.outbox.jpa.dialect.SchemaCheck;
-import dev.outbox.jpa.dialect.TablesLocation;
+import dev.outbox.jpa.dialect.SharedTablesCheck;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
@@ -11,8 +10,6 @@ import java.util.Map;
 import java.util.Objects;
 import javax.sql.DataSource;
 import org.jspecify.annotations.Nullable;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.transaction.PlatformTransactionManager;
 
@@ -20,13 +17,11 @@ import org.springframework.transaction.PlatformTransactionManager;
  * Every outbox's settings against the application's beans and databases, the default outbox's and each named one's,
  * before the first outbox table is made: a bad one used to stop the start only when that outbox was made, after the
  * outboxes before it had created their tables. Checks the {@code data-source} and {@code transaction-manager} bean
- * names, that each configured schema exists ({@link SchemaCheck}), and that no two outboxes take the same tables.
- * Runs once, whichever outbox asks first; the handler ids are checked when the named outbox is made, since the handlers
- * may need the database initialized.
+ * names, that each configured schema exists ({@link SchemaCheck}), and that no two outboxes take the same tables
+ * ({@link SharedTablesCheck}). Runs once, whichever outbox asks first; the handler ids are checked when the named
+ * outbox is made, since the handlers may need the database initialized.
  */
 final class OutboxSettingsCheck {
-
-    private static final Logger log = LoggerFactory.getLogger(OutboxSettingsCheck.class);
 
     private final ListableBeanFactory beans;
     private final OutboxProperties properties;
@@ -93,69 +88,18 @@ final class OutboxSettingsCheck {
         }
     }
 
-    /**
-     * Fails when two outboxes take the same tables: where the databases tell where the tables are, the same tables of
-     * one database, whichever DataSources reach them; else the same tables of one DataSource object.
-     */
+    /** Fails when two outboxes take the same tables ({@link SharedTablesCheck}). */
     private void refuseSharedTables(Map<String, DataSource> dataSources) {
         if (dataSources.isEmpty()) {
             return; // the default outbox alone: nothing to ask its database, nothing to log
         }
-        List<Tables> outboxes = new ArrayList<>();
+        List<SharedTablesCheck.Claim> outboxes = new ArrayList<>();
         if (defaultDataSource != null) {
-            outboxes.add(Tables.locate("the default outbox (outbox.*)", defaultDataSource, properties.tables()));
+            outboxes.add(new SharedTablesCheck.Claim("the default outbox (outbox.*)", defaultDataSource,
+                    properties.tables()));
         }
-        dataSources.forEach((name, dataSource) -> outboxes.add(Tables.locate("outbox.outboxes." + name, dataSource,
-                properties.outboxes().get(name).tables(name))));
-        logUnlocated(outboxes);
-        for (int i = 1; i < outboxes.size(); i++) {
-            Tables tables = outboxes.get(i);
-            outboxes.subList(0, i).stream().filter(tables::clashesWith).findFirst().ifPresent(other -> {
-                throw new IllegalArgumentException(tables.owner() + " uses the tables of " + other.owner() + ": "
-                        + tables.shared(other) + "; give it another table-prefix or schema");
-            });
-        }
-    }
-
-    /** One line for the outboxes whose database could not tell where their tables are, with the first reason. */
-    private static void logUnlocated(List<Tables> outboxes) {
-        List<Tables> unlocated = outboxes.stream().filter(tables -> tables.location() == null).toList();
-        if (unlocated.isEmpty()) {
-            return;
-        }
-        log.info("Outbox: cannot ask the database where the tables of {} are ({}); those are told apart from the other "
-                + "outboxes' by their DataSource object only", unlocated.stream().map(Tables::owner).toList(),
-                unlocated.get(0).unlocatedBecause());
-        unlocated.forEach(tables -> log.debug("Outbox: the database of {} did not tell where its tables are: {}",
-                tables.owner(), tables.unlocatedBecause()));
-    }
-
-    /**
-     * The tables an outbox takes: two outboxes need different ones. {@code location} is where they are as the
-     * database tells, null when it cannot ({@code unlocatedBecause} says why).
-     */
-    private record Tables(String owner, DataSource dataSource, OutboxTables tables, @Nullable TablesLocation location,
-            @Nullable String unlocatedBecause) {
-
-        static Tables locate(String owner, DataSource dataSource, OutboxTables tables) {
-            try {
-                return new Tables(owner, dataSource, tables, TablesLocation.read(dataSource, tables), null);
-            } catch (RuntimeException e) {
-                // not a reason to stop: the check falls back to the DataSource object; a DataSource that fails
-                // altogether stops the start when the outbox is made, with its own message
-                return new Tables(owner, dataSource, tables, null, String.valueOf(e.getMessage()));
-            }
-        }
-
-        boolean clashesWith(Tables other) {
-            return location != null && location.equals(other.location)
-                    || dataSource == other.dataSource && tables.equals(other.tables);
-        }
-
-        /** What the two share, for the message. */
-        String shared(Tables other) {
-            return location != null && location.equals(other.location) ? location.toString()
-                    : tables + " on the same DataSource";
-        }
+        dataSources.forEach((name, dataSource) -> outboxes.add(new SharedTablesCheck.Claim("outbox.outboxes." + name,
+                dataSource, properties.outboxes().get(name).tables(name))));
+        SharedTablesCheck.requireDistinct(outboxes);
     }
 }

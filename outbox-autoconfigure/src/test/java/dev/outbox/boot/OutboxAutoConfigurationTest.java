@@ -1,6 +1,7 @@
 package dev.outbox.boot;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import dev.outbox.Outbox;
 import dev.outbox.OutboxRecord;
@@ -210,10 +211,12 @@ class OutboxAutoConfigurationTest {
                     SimpleMeterRegistry registry = new SimpleMeterRegistry();
                     context.getBean(OutboxMetrics.class).bindTo(registry);
                     assertThat(registry.getMeters()).as("meters of one scrape").hasSizeGreaterThan(256);
-                    recorder.watchCurrentThread();
+                    recorder.watchThreadsNamed("outbox-monitor"); // the snapshot is read in the background
 
+                    OutboxMonitor monitor = context.getBean(OutboxMonitor.class);
                     scrape(registry);
                     scrape(registry);
+                    await().atMost(Duration.ofSeconds(60)).until(() -> !monitor.lastReading().awaitingAnswer());
 
                     assertThat(recorder.statements()).as("records by status, NEW by partition, live instances, "
                             + "partition table").hasSize(4)
@@ -224,6 +227,7 @@ class OutboxAutoConfigurationTest {
 
                     clock.advance(context.getBean(OutboxProperties.class).metrics().refreshInterval());
                     scrape(registry);
+                    await().atMost(Duration.ofSeconds(60)).until(() -> !monitor.lastReading().awaitingAnswer());
                     assertThat(recorder.statements()).hasSize(8);
                 });
     }

@@ -6,22 +6,33 @@ import java.lang.reflect.Proxy;
 import java.sql.Connection;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.Predicate;
 import javax.sql.DataSource;
 import org.springframework.beans.factory.config.BeanPostProcessor;
 
 /**
- * Wraps the application's DataSource and notes the SQL of every statement prepared or executed by a chosen thread, so a
+ * Wraps the application's DataSource and notes the SQL of every statement prepared or executed by chosen threads, so a
  * test can count what one action cost the database while background threads (heartbeats, polling) go on.
  */
 final class StatementRecorder implements BeanPostProcessor {
 
     private final List<String> statements = new CopyOnWriteArrayList<>();
-    private volatile Thread watched = Thread.currentThread();
+    private volatile Predicate<Thread> watched = Predicate.isEqual(Thread.currentThread());
 
     /** Notes statements of the calling thread from now on, forgetting earlier ones. */
     void watchCurrentThread() {
+        Thread current = Thread.currentThread();
+        watch(thread -> thread == current);
+    }
+
+    /** Notes statements of the threads named {@code name} from now on, forgetting earlier ones. */
+    void watchThreadsNamed(String name) {
+        watch(thread -> thread.getName().equals(name));
+    }
+
+    private void watch(Predicate<Thread> threads) {
         statements.clear();
-        watched = Thread.currentThread();
+        watched = threads;
     }
 
     List<String> statements() {
@@ -58,7 +69,7 @@ final class StatementRecorder implements BeanPostProcessor {
     }
 
     private void note(String sql) {
-        if (Thread.currentThread() == watched) {
+        if (watched.test(Thread.currentThread())) {
             statements.add(sql.replaceAll("\\s+", " ").strip());
         }
     }

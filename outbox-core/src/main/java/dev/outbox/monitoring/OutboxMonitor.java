@@ -14,6 +14,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Objects;
+import java.util.Set;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -50,6 +51,8 @@ public final class OutboxMonitor {
     private @Nullable RuntimeException lastFailure;
     private @Nullable Instant lastAttempt;
     private final LatestReading<OutboxSnapshot> latest;
+    /** The unknown statuses seen at the last refresh, logged when they appeared. */
+    private Set<String> reportedUnknownStatuses = Set.of();
 
     private OutboxMonitor(Builder builder) {
         this.statistics = Objects.requireNonNull(builder.statistics, "OutboxMonitor.builder(): statistics is required");
@@ -84,6 +87,11 @@ public final class OutboxMonitor {
         return latest.get(wait);
     }
 
+    /** What {@link #latest(Duration)} knows now, without starting a refresh or waiting for one. */
+    public LatestReading.Reading<OutboxSnapshot> lastReading() {
+        return latest.current();
+    }
+
     /**
      * The last snapshot if it is younger than the refresh interval, else a new one.
      *
@@ -110,11 +118,12 @@ public final class OutboxMonitor {
             OwnedPartitions owned = ownership.ownedPartitions();
             List<InstanceState> live = instances == null ? List.of() : instances.findLive(staleTimeout);
             List<PartitionState> table = partitions == null ? List.of() : partitions.findAll();
-            OutboxSnapshot snapshot = new OutboxSnapshot(now, statistics.countByStatus(),
+            OutboxSnapshot snapshot = new OutboxSnapshot(now, statistics.countByStoredStatus(),
                     statistics.pendingByPartitionAndHandler(), owned, live, table, capabilities);
             if (lastFailure != null) {
                 log.info("Outbox monitoring: statistics can be read again");
             }
+            reportUnknownStatuses(snapshot);
             last = snapshot;
             lastFailure = null;
             latest.answered(snapshot, now);
@@ -127,6 +136,18 @@ public final class OutboxMonitor {
             latest.failed(e);
             throw e;
         }
+    }
+
+    /** Logs rows of a status the library does not know once, when such a status appears, not at every refresh. */
+    private void reportUnknownStatuses(OutboxSnapshot snapshot) {
+        Set<String> unknown = snapshot.unknownStatusCounts().keySet();
+        if (!reportedUnknownStatuses.containsAll(unknown)) {
+            log.warn("Outbox monitoring: rows of the record table have a status the library does not know (written by "
+                    + "SQL?), by status as stored: {}. No fetch reads them as due; the processor marks them FAILED as "
+                    + "unreadable rows (outbox.records.poison) once it looks at their partition, within a minute",
+                    snapshot.unknownStatusCounts());
+        }
+        reportedUnknownStatuses = Set.copyOf(unknown);
     }
 
     /** Assembles an {@link OutboxMonitor}; only the statistics are required. */

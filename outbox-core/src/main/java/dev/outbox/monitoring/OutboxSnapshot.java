@@ -31,8 +31,12 @@ import org.jspecify.annotations.Nullable;
  */
 public final class OutboxSnapshot {
 
+    private static final Set<String> KNOWN_STATUSES = Arrays.stream(OutboxRecordStatus.values())
+            .map(OutboxRecordStatus::name).collect(Collectors.toUnmodifiableSet());
+
     private final Instant takenAt;
     private final Map<OutboxRecordStatus, Long> recordCounts;
+    private final Map<String, Long> unknownStatusCounts;
     private final long[] pendingByPartition;
     private final @Nullable Instant[] oldestPendingByPartition;
     private final OwnedPartitions owned;
@@ -44,15 +48,22 @@ public final class OutboxSnapshot {
      * @param localCapabilities what this instance can process, or null when unknown: outside a cluster it alone
      *     decides which records are deferred
      */
-    OutboxSnapshot(Instant takenAt, Map<OutboxRecordStatus, Long> recordCounts, List<PartitionBacklog> backlog,
+    OutboxSnapshot(Instant takenAt, Map<String, Long> storedStatusCounts, List<PartitionBacklog> backlog,
             OwnedPartitions owned, List<InstanceState> liveInstances, List<PartitionState> partitions,
             @Nullable InstanceCapabilities localCapabilities) {
         this.takenAt = Objects.requireNonNull(takenAt, "takenAt");
         EnumMap<OutboxRecordStatus, Long> counts = new EnumMap<>(OutboxRecordStatus.class);
         for (OutboxRecordStatus status : OutboxRecordStatus.values()) {
-            counts.put(status, recordCounts.getOrDefault(status, 0L));
+            counts.put(status, storedStatusCounts.getOrDefault(status.name(), 0L));
         }
         this.recordCounts = Collections.unmodifiableMap(counts);
+        Map<String, Long> unknown = new TreeMap<>();
+        storedStatusCounts.forEach((status, count) -> {
+            if (!KNOWN_STATUSES.contains(status)) {
+                unknown.merge(status, count, Long::sum);
+            }
+        });
+        this.unknownStatusCounts = Collections.unmodifiableMap(unknown);
         this.pendingByPartition = new long[PartitionHasher.PARTITION_COUNT];
         this.oldestPendingByPartition = new Instant[PartitionHasher.PARTITION_COUNT];
         for (PartitionBacklog group : backlog) {
@@ -120,6 +131,20 @@ public final class OutboxSnapshot {
 
     public long recordCount(OutboxRecordStatus status) {
         return recordCounts.get(status);
+    }
+
+    /**
+     * Rows whose status is none the library knows, by the status as stored ({@code 'new'}, say: written by SQL); empty
+     * when there are none. No due fetch reads them where the database compares text exactly: the processor finds and
+     * fails them apart, as poison rows, within a minute.
+     */
+    public Map<String, Long> unknownStatusCounts() {
+        return unknownStatusCounts;
+    }
+
+    /** How many rows {@link #unknownStatusCounts()} counts. */
+    public long unknownStatusCount() {
+        return unknownStatusCounts.values().stream().mapToLong(Long::longValue).sum();
     }
 
     /** NEW records of one partition. */

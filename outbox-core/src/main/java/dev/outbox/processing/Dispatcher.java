@@ -12,6 +12,7 @@ import dev.outbox.spi.FetchedRows;
 import dev.outbox.spi.OutboxListener;
 import dev.outbox.spi.RecordStore;
 import java.time.Clock;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -21,16 +22,25 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Supplier;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Reads the due records of the owned partitions and hands each lane not in hand to a worker, every record under its
  * partition's fence at the time of the fetch. Lanes that go to a publisher are handed over together, one
  * {@link PublishBatch} per publisher, so that their records are published at once. Records of handlers this instance
  * lacks are set aside and looked at apart ({@link DeferredHandlers}). Rows that cannot be records are failed apart
- * ({@link UnreadableRows}) and never stop the others. Fetches never overlap: the lane table's race guard watches one
- * fetch at a time.
+ * ({@link UnreadableRows}) and never stop the others; so are rows of a status the library does not know, which no due
+ * fetch reads, found by a rare look of their own. Fetches never overlap: the lane table's race guard watches one fetch
+ * at a time.
  */
 final class Dispatcher {
+
+    /**
+     * How often the owned partitions are searched for rows whose status the library does not know (written by SQL):
+     * no due fetch reads them, and they are rare, so a look a minute (and one at the first fetch) finds them soon
+     * enough without adding to every fetch.
+     */
+    static final Duration UNKNOWN_STATUS_LOOK_INTERVAL = Duration.ofMinutes(1);
 
     private final RecordStore store;
     private final PartitionOwnership ownership;
@@ -44,6 +54,8 @@ final class Dispatcher {
     private final DeferredHandlers deferred;
     private final UnreadableRows unreadable;
     private final ReentrantLock fetchLock = new ReentrantLock();
+    /** Under the fetch lock; null before the first look. */
+    private @Nullable Instant lastUnknownStatusLook;
 
     Dispatcher(RecordStore store, PartitionOwnership ownership, Clock clock, ProcessingOptions options,
             LaneTable lanes, WorkerPool workers, LaneWorker worker, HandlerRoutes routes,
@@ -75,18 +87,29 @@ final class Dispatcher {
                 return Fetch.STORE_NOT_ASKED;
             }
             Instant now = clock.instant();
-            Fetch due = fetchAndDispatch(owned, () -> store.findDueRows(new DueRecordsQuery(owned, now, limit,
+            Fetch due = fetchAndDispatch(owned, () -> store.findDue(new DueRecordsQuery(owned, now, limit,
                     headOfAggregateOnly, deferred.setAside())));
+            lookForUnknownStatuses(owned, now, limit);
             if (!deferred.lookDue(now, due.fetched() < limit)) {
                 return due;
             }
-            Fetch look = fetchAndDispatch(owned, () -> store.findDeferralsDueRows(new DeferredRecordsQuery(owned,
+            Fetch look = fetchAndDispatch(owned, () -> store.findDeferralsDue(new DeferredRecordsQuery(owned,
                     deferred.setAside(), now, deferred.maxDeferralCutoff(now), limit, headOfAggregateOnly)));
             deferred.looked(now, look.fetched() >= limit);
             return due.and(look);
         } finally {
             fetchLock.unlock();
         }
+    }
+
+    /** Fails the rows of a status the library does not know, every {@link #UNKNOWN_STATUS_LOOK_INTERVAL}. */
+    private void lookForUnknownStatuses(OwnedPartitions owned, Instant now, int limit) {
+        Instant last = lastUnknownStatusLook;
+        if (last != null && now.isBefore(last.plus(UNKNOWN_STATUS_LOOK_INTERVAL))) {
+            return;
+        }
+        lastUnknownStatusLook = now;
+        unreadable.isolate(store.findUnknownStatusRows(owned, limit), owned);
     }
 
     private Fetch fetchAndDispatch(OwnedPartitions owned, Supplier<FetchedRows> read) {

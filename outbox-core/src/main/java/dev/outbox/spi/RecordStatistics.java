@@ -1,6 +1,7 @@
 package dev.outbox.spi;
 
 import dev.outbox.OutboxRecordStatus;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
@@ -12,6 +13,20 @@ public interface RecordStatistics {
 
     /** Records per status; a status without records may be absent. */
     Map<OutboxRecordStatus, Long> countByStatus();
+
+    /**
+     * Rows per status as stored, in the same one grouped query: the statuses of {@link #countByStatus()} by name, and
+     * besides them every status the library does not know (rows written by SQL, such as {@code 'new'} or
+     * {@code 'failed '}), each exactly as stored (a NULL status as the text {@code NULL}), so that monitoring can show
+     * the rows no fetch would read. The default knows no other statuses: it suits a store that cannot hold them.
+     *
+     * @since 0.1.0
+     */
+    default Map<String, Long> countByStoredStatus() {
+        Map<String, Long> counts = new LinkedHashMap<>();
+        countByStatus().forEach((status, count) -> counts.put(status.name(), count));
+        return counts;
+    }
 
     /**
      * For every partition and handler id that have NEW records: how many, and the oldest one's creation time. By

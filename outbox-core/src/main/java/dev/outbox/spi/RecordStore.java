@@ -2,6 +2,7 @@ package dev.outbox.spi;
 
 import dev.outbox.OutboxRecord;
 import dev.outbox.partition.Fence;
+import dev.outbox.partition.OwnedPartitions;
 import java.time.Instant;
 import java.util.List;
 
@@ -30,8 +31,12 @@ public interface RecordStore {
      * prefix of its pending records, and a record waiting for a retry, or {@code FAILED}, holds back everything after
      * it. Otherwise every due {@code NEW} record qualifies. Records addressed to a handler id in
      * {@link DueRecordsQuery#setAside()} are left out, and do not hold back other handlers' records.
+     *
+     * <p>Rows among them that cannot be read as records (see {@link UnreadableRow}) are reported apart instead of
+     * failing the read; the processor fails them with {@link #failUnreadable}. A store whose rows are always records
+     * returns {@link FetchedRows#of(List)}.
      */
-    List<OutboxRecord> findDue(DueRecordsQuery query);
+    FetchedRows findDue(DueRecordsQuery query);
 
     /**
      * Records addressed to handlers this instance lacks that need a decision: their first deferral, or failing once
@@ -39,13 +44,15 @@ public interface RecordStore {
      * sequence, at most {@link DeferredRecordsQuery#limit()} of them. The processor asks every deferral interval, and
      * at once again while a batch comes back full, so that a deferred backlog is read once and written once.
      *
+     * Unreadable rows are reported apart as in {@link #findDue}.
+     *
      * <p>A store whose {@link #findDue} honours {@link DueRecordsQuery#setAside()} must implement this; the default
      * finds nothing, which suits a store that ignores it (its deferred records then come back in every fetch).
      *
      * @since 0.1.0
      */
-    default List<OutboxRecord> findDeferralsDue(DeferredRecordsQuery query) {
-        return List.of();
+    default FetchedRows findDeferralsDue(DeferredRecordsQuery query) {
+        return FetchedRows.of(List.of());
     }
 
     /**
@@ -92,31 +99,27 @@ public interface RecordStore {
     boolean markFailed(Delivery delivery, int retryCount, String lastError);
 
     /**
-     * {@link #findDue}, with the rows among them that cannot be read as records (see {@link UnreadableRow}) reported
-     * apart instead of failing the read. The processor fetches through this method; the default reports none.
+     * Rows of the partitions whose status is none the library knows (written by SQL, such as {@code 'new'} or
+     * {@code 'failed '}): no due fetch reads them where the database compares text exactly, so without this look they
+     * would wait unseen forever. Each is reported as an {@link UnreadableRow} (its problem
+     * {@link UnreadableRow.Problem#UNKNOWN_STATUS}, or another one found first), in sequence order, at most
+     * {@code limit}; the processor then fails it like the other unreadable rows. The processor looks rarely (see
+     * {@code OutboxProcessor}), so the query need only be cheap when it finds nothing. The default finds none, which
+     * suits a store that cannot hold such a status.
      *
      * @since 0.1.0
      */
-    default FetchedRows findDueRows(DueRecordsQuery query) {
-        return FetchedRows.of(findDue(query));
+    default FetchedRows findUnknownStatusRows(OwnedPartitions partitions, int limit) {
+        return FetchedRows.of(List.of());
     }
 
     /**
-     * {@link #findDeferralsDue}, with unreadable rows reported apart as in {@link #findDueRows}.
+     * Marks a row {@link #findDue}, {@link #findDeferralsDue} or {@link #findUnknownStatusRows} reported as unreadable {@code FAILED} with the
+     * error text, by its id, only while its status and partition are still as read and, under a fence, only while the
+     * partition table names the fence's owner under its epoch for the row's partition ({@code partition_no} as stored:
+     * the partition whose owner read it). Nothing else of the row is written.
      *
-     * @since 0.1.0
-     */
-    default FetchedRows findDeferralsDueRows(DeferredRecordsQuery query) {
-        return FetchedRows.of(findDeferralsDue(query));
-    }
-
-    /**
-     * Marks a row {@link #findDueRows} reported as unreadable {@code FAILED} with the error text, by its id, only while
-     * its status and partition are still as read and, under a fence, only while the partition table names the fence's
-     * owner under its epoch for the row's partition ({@code partition_no} as stored: the partition whose owner read
-     * it). Nothing else of the row is written.
-     *
-     * <p>A store whose {@link #findDueRows} reports unreadable rows must implement this.
+     * <p>A store that reports unreadable rows must implement this.
      *
      * @param row a row with an id, a status and a partition in {@code 0..255}
      * @param fence the fence of the row's stored partition

@@ -40,6 +40,12 @@ public final class CountingRecordStatistics implements RecordStatistics {
     }
 
     @Override
+    public Map<String, Long> countByStoredStatus() {
+        query();
+        return delegate.countByStoredStatus();
+    }
+
+    @Override
     public List<PartitionBacklog> pendingByPartitionAndHandler() {
         query();
         return delegate.pendingByPartitionAndHandler();

@@ -1,17 +1,22 @@
 package dev.outbox.testing;
 
-import dev.outbox.OutboxRecord;
+import dev.outbox.partition.Fence;
+import dev.outbox.partition.OwnedPartitions;
 import dev.outbox.spi.DeferredRecordsQuery;
 import dev.outbox.spi.Delivery;
 import dev.outbox.spi.DueRecordsQuery;
+import dev.outbox.spi.FetchedRows;
 import dev.outbox.spi.RecordStore;
+import dev.outbox.spi.UnreadableRow;
 import java.time.Instant;
 import java.util.List;
 import java.util.Objects;
 
 /**
- * A {@link RecordStore} that passes every call to another one. Subclass it in tests to watch, delay or fail single
- * calls (a fetch that blocks, a completion that throws) while the rest behaves as the real store.
+ * A {@link RecordStore} that passes every call to another one, default methods included (the delegate's own
+ * implementation may differ from the default). Subclass it in tests to watch, delay or fail single calls (a fetch that
+ * blocks, a completion that throws) while the rest behaves as the real store. {@code ForwardingRecordStoreTest} fails
+ * when a method of {@link RecordStore} is not forwarded.
  */
 public class ForwardingRecordStore implements RecordStore {
 
@@ -22,13 +27,18 @@ public class ForwardingRecordStore implements RecordStore {
     }
 
     @Override
-    public List<OutboxRecord> findDue(DueRecordsQuery query) {
+    public FetchedRows findDue(DueRecordsQuery query) {
         return delegate.findDue(query);
     }
 
     @Override
-    public List<OutboxRecord> findDeferralsDue(DeferredRecordsQuery query) {
+    public FetchedRows findDeferralsDue(DeferredRecordsQuery query) {
         return delegate.findDeferralsDue(query);
+    }
+
+    @Override
+    public FetchedRows findUnknownStatusRows(OwnedPartitions partitions, int limit) {
+        return delegate.findUnknownStatusRows(partitions, limit);
     }
 
     @Override
@@ -37,8 +47,18 @@ public class ForwardingRecordStore implements RecordStore {
     }
 
     @Override
+    public boolean markCompleted(Delivery delivery, Instant completedAt) {
+        return delegate.markCompleted(delivery, completedAt);
+    }
+
+    @Override
     public List<Delivery> deleteCompleted(List<Delivery> deliveries) {
         return delegate.deleteCompleted(deliveries);
+    }
+
+    @Override
+    public boolean deleteCompleted(Delivery delivery) {
+        return delegate.deleteCompleted(delivery);
     }
 
     @Override
@@ -54,5 +74,10 @@ public class ForwardingRecordStore implements RecordStore {
     @Override
     public boolean markFailed(Delivery delivery, int retryCount, String lastError) {
         return delegate.markFailed(delivery, retryCount, lastError);
+    }
+
+    @Override
+    public boolean failUnreadable(UnreadableRow row, Fence fence, String lastError) {
+        return delegate.failUnreadable(row, fence, lastError);
     }
 }

@@ -9,6 +9,7 @@ import dev.outbox.spi.DeferredRecordsQuery;
 import dev.outbox.spi.Delivery;
 import dev.outbox.spi.DueRecordsQuery;
 import dev.outbox.spi.FailedRecordFilter;
+import dev.outbox.spi.FetchedRows;
 import dev.outbox.spi.PartitionBacklog;
 import dev.outbox.spi.RecordAdministration;
 import dev.outbox.spi.RecordPurge;
@@ -183,7 +184,7 @@ public final class InMemoryRecordStore implements RecordStore, OutboxRecordRepos
     }
 
     @Override
-    public synchronized List<OutboxRecord> findDue(DueRecordsQuery query) {
+    public synchronized FetchedRows findDue(DueRecordsQuery query) {
         // Order holds per lane: one aggregate's records for one handler.
         Set<List<@Nullable String>> heldBack = new HashSet<>();
         List<OutboxRecord> due = new ArrayList<>();
@@ -213,11 +214,11 @@ public final class InMemoryRecordStore implements RecordStore, OutboxRecordRepos
                 }
             }
         }
-        return due;
+        return FetchedRows.of(due);
     }
 
     @Override
-    public synchronized List<OutboxRecord> findDeferralsDue(DeferredRecordsQuery query) {
+    public synchronized FetchedRows findDeferralsDue(DeferredRecordsQuery query) {
         // Only a lane's first open record qualifies under head-of-aggregate: the records behind it wait for it.
         Set<List<@Nullable String>> headSeen = new HashSet<>();
         List<OutboxRecord> due = new ArrayList<>();
@@ -241,7 +242,7 @@ public final class InMemoryRecordStore implements RecordStore, OutboxRecordRepos
                 }
             }
         }
-        return due;
+        return FetchedRows.of(due);
     }
 
     /** The handler id as the column stores it: empty for records addressed to no handler. */

@@ -10,6 +10,7 @@ import dev.outbox.partition.PartitionOwnership;
 import dev.outbox.processing.OutboxProcessor;
 import dev.outbox.processing.ProcessingOptions;
 import dev.outbox.spi.DueRecordsQuery;
+import dev.outbox.spi.FetchedRows;
 import dev.outbox.spi.InstanceStore;
 import dev.outbox.spi.PartitionStore;
 import dev.outbox.testing.ForwardingRecordStore;
@@ -92,7 +93,7 @@ class OutboxNodeOutageTest {
                 new IllegalStateException("connection refused"));
         ForwardingRecordStore store = new ForwardingRecordStore(records) {
             @Override
-            public List<OutboxRecord> findDue(DueRecordsQuery query) {
+            public FetchedRows findDue(DueRecordsQuery query) {
                 RuntimeException failure = findDueFails.get();
                 if (failure != null) {
                     throw failure;

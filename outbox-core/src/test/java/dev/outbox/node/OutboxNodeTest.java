@@ -13,6 +13,7 @@ import dev.outbox.processing.ProcessingOptions;
 import dev.outbox.retention.OutboxPurger;
 import dev.outbox.spi.Delivery;
 import dev.outbox.spi.DueRecordsQuery;
+import dev.outbox.spi.FetchedRows;
 import dev.outbox.spi.InstanceState;
 import dev.outbox.spi.InstanceStatus;
 import dev.outbox.spi.InstanceStore;
@@ -74,7 +75,7 @@ class OutboxNodeTest {
         }
 
         @Override
-        public List<OutboxRecord> findDue(DueRecordsQuery query) {
+        public FetchedRows findDue(DueRecordsQuery query) {
             fetches.incrementAndGet();
             return super.findDue(query);
         }
@@ -390,7 +391,7 @@ class OutboxNodeTest {
         OutboxNode node = OutboxNode.builder()
                 .processor(OutboxProcessor.builder().recordStore(new ForwardingRecordStore(unfenced) {
                     @Override
-                    public List<OutboxRecord> findDue(DueRecordsQuery query) {
+                    public FetchedRows findDue(DueRecordsQuery query) {
                         fetches.incrementAndGet();
                         return super.findDue(query);
                     }

@@ -9,12 +9,15 @@ import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 import dev.outbox.OutboxRecord;
 import dev.outbox.OutboxRecordProcessor;
 import dev.outbox.OutboxRecordStatus;
+import dev.outbox.partition.Fence;
 import dev.outbox.partition.OwnedPartitions;
 import dev.outbox.retry.OutboxRetryPolicy;
 import dev.outbox.spi.Delivery;
 import dev.outbox.spi.DueRecordsQuery;
+import dev.outbox.spi.FetchedRows;
 import dev.outbox.spi.OutboxListener;
 import dev.outbox.spi.RecordStore;
+import dev.outbox.spi.UnreadableRow;
 import dev.outbox.testing.AggregateIds;
 import dev.outbox.testing.ForwardingRecordStore;
 import dev.outbox.testing.InMemoryRecordStore;
@@ -524,7 +527,7 @@ class OutboxProcessorTest {
         AtomicInteger fetches = new AtomicInteger();
         RecordStore flaky = new ForwardingRecordStore(store) {
             @Override
-            public List<OutboxRecord> findDue(DueRecordsQuery query) {
+            public FetchedRows findDue(DueRecordsQuery query) {
                 int fetch = fetches.incrementAndGet();
                 if (fetch == 1) {
                     throw new IllegalStateException("database down");
@@ -694,8 +697,8 @@ class OutboxProcessorTest {
         AtomicInteger fetches = new AtomicInteger();
         RecordStore counting = new ForwardingRecordStore(store) {
             @Override
-            public List<OutboxRecord> findDue(DueRecordsQuery query) {
-                List<OutboxRecord> due = super.findDue(query);
+            public FetchedRows findDue(DueRecordsQuery query) {
+                FetchedRows due = super.findDue(query);
                 fetches.incrementAndGet();
                 return due;
             }
@@ -712,6 +715,45 @@ class OutboxProcessorTest {
         await().atMost(PATIENCE)
                 .untilAsserted(() -> assertThat(reload(record).getStatus()).isEqualTo(OutboxRecordStatus.COMPLETED));
         assertThat(handled).containsExactly("a1");
+    }
+
+    /**
+     * Issue 29: rows of a status the library does not know, which no due fetch reads, are looked for at the first
+     * fetch and then once a minute, not at every fetch, and failed like the other unreadable rows.
+     */
+    @Test
+    void rowsOfAnUnknownStatusAreLookedForAtTheFirstFetchThenOnceAMinuteAndFailed() {
+        AtomicInteger looks = new AtomicInteger();
+        List<String> failed = Collections.synchronizedList(new ArrayList<>());
+        RecordStore withUnknownStatuses = new ForwardingRecordStore(store) {
+            @Override
+            public FetchedRows findUnknownStatusRows(OwnedPartitions partitions, int limit) {
+                int look = looks.incrementAndGet();
+                return new FetchedRows(List.of(), List.of(new UnreadableRow("row-" + look, (long) look, 7, null, "",
+                        "Ping", "new", clock.instant(), null, UnreadableRow.Problem.UNKNOWN_STATUS,
+                        "status is 'new'")));
+            }
+
+            @Override
+            public boolean failUnreadable(UnreadableRow row, Fence fence, String lastError) {
+                failed.add(row.id());
+                return true;
+            }
+        };
+        OutboxProcessor processor = build(processorFor(recordingHandler(Set.of())).recordStore(withUnknownStatuses)
+                .options(options()));
+
+        processor.processDueRecords();
+        processor.processDueRecords();
+        clock.advance(Duration.ofSeconds(59));
+        processor.processDueRecords();
+        assertThat(looks).as("once in the first minute").hasValue(1);
+        assertThat(failed).containsExactly("row-1");
+
+        clock.advance(Duration.ofSeconds(1));
+        processor.processDueRecords();
+        assertThat(looks).hasValue(2);
+        assertThat(failed).containsExactly("row-1", "row-2");
     }
 
     // ================================================================ listener

@@ -7,6 +7,7 @@ import dev.outbox.OutboxRecord;
 import dev.outbox.OutboxRecordStatus;
 import dev.outbox.partition.PartitionHasher;
 import dev.outbox.spi.DueRecordsQuery;
+import dev.outbox.spi.FetchedRows;
 import dev.outbox.spi.RecordStore;
 import dev.outbox.testing.ForwardingRecordStore;
 import dev.outbox.testing.InMemoryRecordStore;
@@ -77,11 +78,11 @@ class PipelineTest {
         OutboxProcessor[] processor = new OutboxProcessor[1];
         RecordStore store = new ForwardingRecordStore(records) {
             @Override
-            public List<OutboxRecord> findDue(DueRecordsQuery query) {
-                List<OutboxRecord> due = super.findDue(query);
+            public FetchedRows findDue(DueRecordsQuery query) {
+                FetchedRows due = super.findDue(query);
                 if (fetches.incrementAndGet() == 2) {
                     // Read while A's record is still NEW and in hand; let it complete before this fetch returns.
-                    assertThat(due).extracting(OutboxRecord::getId).containsExactly(record.getId());
+                    assertThat(due.records()).extracting(OutboxRecord::getId).containsExactly(record.getId());
                     handlerMayFinish.countDown();
                     await().atMost(PATIENCE).until(() -> !processor[0].isHandling(partition));
                 }
@@ -109,7 +110,7 @@ class PipelineTest {
         OutboxProcessor[] processor = new OutboxProcessor[1];
         RecordStore watched = new ForwardingRecordStore(records) {
             @Override
-            public List<OutboxRecord> findDue(DueRecordsQuery query) {
+            public FetchedRows findDue(DueRecordsQuery query) {
                 if (armed.getAndSet(false)) { // the lane in hand is released while this fetch runs
                     finishFirst.countDown();
                     await().atMost(PATIENCE).until(() -> !processor[0].isHandling(first.getPartition()));

@@ -91,7 +91,7 @@ public abstract class RecordStoreContract {
 
     private List<String> findDue(OwnedPartitions partitions, int limit, boolean headOfAggregateOnly) {
         return payloads(recordStore().findDue(
-                new DueRecordsQuery(partitions, clock.instant(), limit, headOfAggregateOnly)));
+                new DueRecordsQuery(partitions, clock.instant(), limit, headOfAggregateOnly)).records());
     }
 
     private static List<String> payloads(List<OutboxRecord> records) {
@@ -320,7 +320,7 @@ public abstract class RecordStoreContract {
         repository().save(record);
 
         assertThat(stored(record).getTraceContext()).isEqualTo(context);
-        assertThat(recordStore().findDue(new DueRecordsQuery(OwnedPartitions.all(), clock.instant(), 10, true)))
+        assertThat(recordStore().findDue(new DueRecordsQuery(OwnedPartitions.all(), clock.instant(), 10, true)).records())
                 .singleElement().extracting(OutboxRecord::getTraceContext).isEqualTo(context);
     }
 
@@ -337,7 +337,7 @@ public abstract class RecordStoreContract {
         repository().save(record);
 
         assertThat(stored(record).getHeaders()).containsExactlyEntriesOf(headers);
-        assertThat(recordStore().findDue(new DueRecordsQuery(OwnedPartitions.all(), clock.instant(), 10, true)))
+        assertThat(recordStore().findDue(new DueRecordsQuery(OwnedPartitions.all(), clock.instant(), 10, true)).records())
                 .singleElement().extracting(OutboxRecord::getHeaders).isEqualTo(headers);
         OutboxRecord plain = save("order-11", "{}");
         assertThat(stored(plain).getHeaders()).isEmpty();
@@ -471,7 +471,7 @@ public abstract class RecordStoreContract {
         clock.set(retryAt);
 
         List<OutboxRecord> due = recordStore().findDue(
-                new DueRecordsQuery(OwnedPartitions.all(), clock.instant(), 10, true));
+                new DueRecordsQuery(OwnedPartitions.all(), clock.instant(), 10, true)).records();
 
         assertThat(due).singleElement().satisfies(r -> {
             assertThat(r).usingRecursiveComparison().isEqualTo(stored(record));
@@ -572,7 +572,7 @@ public abstract class RecordStoreContract {
         assertThat(administration().retryAllFailed(FailedRecordFilter.any().withHandlerId("mailer"),
                 clock.instant())).isEqualTo(1);
         assertThat(findDue(true)).containsExactly("mail-1", "ledger-1", "mail-2", "ledger-2", "unaddressed");
-        assertThat(recordStore().findDue(new DueRecordsQuery(OwnedPartitions.all(), clock.instant(), 10, true)))
+        assertThat(recordStore().findDue(new DueRecordsQuery(OwnedPartitions.all(), clock.instant(), 10, true)).records())
                 .extracting(OutboxRecord::getHandlerId)
                 .containsExactly("mailer", "ledger", "mailer", "ledger", null);
     }
@@ -881,12 +881,12 @@ public abstract class RecordStoreContract {
 
         for (boolean headOfAggregateOnly : new boolean[] {true, false}) {
             assertThat(payloads(recordStore().findDue(new DueRecordsQuery(OwnedPartitions.all(), clock.instant(),
-                    100, headOfAggregateOnly, Set.of("mailer"))))).containsExactly("ledger-1", "unaddressed");
+                    100, headOfAggregateOnly, Set.of("mailer"))).records())).containsExactly("ledger-1", "unaddressed");
             assertThat(payloads(recordStore().findDue(new DueRecordsQuery(OwnedPartitions.all(), clock.instant(),
-                    100, headOfAggregateOnly, Set.of("", "ledger"))))).as("'' sets aside records of no handler")
+                    100, headOfAggregateOnly, Set.of("", "ledger"))).records())).as("'' sets aside records of no handler")
                     .containsExactly("mail-1", "mail-2");
             assertThat(payloads(recordStore().findDue(new DueRecordsQuery(OwnedPartitions.all(), clock.instant(),
-                    100, headOfAggregateOnly, Set.of())))).hasSize(4);
+                    100, headOfAggregateOnly, Set.of())).records())).hasSize(4);
         }
     }
 
@@ -919,11 +919,11 @@ public abstract class RecordStoreContract {
         assertThat(findDeferralsDue(Set.of("mailer"), maxDeferral, true)).as("its wait ran out")
                 .containsExactly("a1", "b1", "e1-ahead");
         assertThat(payloads(recordStore().findDeferralsDue(new DeferredRecordsQuery(OwnedPartitions.all(),
-                Set.of("mailer"), clock.instant(), clock.instant().minus(maxDeferral), 2, true))))
+                Set.of("mailer"), clock.instant(), clock.instant().minus(maxDeferral), 2, true)).records()))
                 .as("the limit, in sequence order").containsExactly("a1", "b1");
         assertThat(payloads(recordStore().findDeferralsDue(new DeferredRecordsQuery(
                 OwnedPartitions.of(stored(a1).getPartition()), Set.of("mailer"), clock.instant(),
-                clock.instant().minus(maxDeferral), 10, true)))).as("the partitions queried").contains("a1")
+                clock.instant().minus(maxDeferral), 10, true)).records())).as("the partitions queried").contains("a1")
                 .doesNotContain("b1").hasSizeLessThanOrEqualTo(2);
 
         assertThat(recordStore().markFailed(unfenced(stored(a1)), 0, "waited too long")).isTrue();
@@ -933,7 +933,7 @@ public abstract class RecordStoreContract {
 
     private List<String> findDeferralsDue(Set<String> handlerIds, Duration maxDeferral, boolean headOfAggregateOnly) {
         return payloads(recordStore().findDeferralsDue(new DeferredRecordsQuery(OwnedPartitions.all(), handlerIds,
-                clock.instant(), clock.instant().minus(maxDeferral), 100, headOfAggregateOnly)));
+                clock.instant(), clock.instant().minus(maxDeferral), 100, headOfAggregateOnly)).records());
     }
 
     @Test
@@ -1090,7 +1090,7 @@ public abstract class RecordStoreContract {
         OutboxRecord record = save("big", payload);
 
         assertThat(record.getPayload()).isEqualTo(payload);
-        assertThat(recordStore().findDue(new DueRecordsQuery(OwnedPartitions.all(), clock.instant(), 1, true)))
+        assertThat(recordStore().findDue(new DueRecordsQuery(OwnedPartitions.all(), clock.instant(), 1, true)).records())
                 .singleElement().extracting(OutboxRecord::getPayload).isEqualTo(payload);
     }
 

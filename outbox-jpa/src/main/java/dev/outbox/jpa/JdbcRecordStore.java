@@ -27,6 +27,7 @@ import java.sql.Statement;
 import java.sql.Types;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.EnumMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
@@ -68,6 +69,7 @@ public final class JdbcRecordStore implements RecordStore, RecordStatistics, Rec
     private final String findDueAny;
     private final String findDeferralsDueHeadOfAggregate;
     private final String findDeferralsDueAny;
+    private final String findUnknownStatus;
     private final StatusWrite markCompleted;
     private final StatusWrite deleteCompleted;
     private final StatusWrite scheduleRetry;
@@ -100,6 +102,8 @@ public final class JdbcRecordStore implements RecordStore, RecordStatistics, Rec
         this.findDeferralsDueHeadOfAggregate = sql.get("record.findDeferralsDue.headOfAggregate")
                 .replace("{columns}", columns);
         this.findDeferralsDueAny = sql.get("record.findDeferralsDue.any").replace("{columns}", columns);
+        this.findUnknownStatus = sql.get("record.findUnknownStatus").replace("{columns}", columns)
+                .replace("{unknownStatus}", unknownStatusPredicate());
         String fence = sql.get("record.fence");
         this.markCompleted = StatusWrite.of(sql.get("record.markCompleted"), fence);
         this.deleteCompleted = StatusWrite.of(sql.get("record.deleteCompleted"), fence);
@@ -113,14 +117,8 @@ public final class JdbcRecordStore implements RecordStore, RecordStatistics, Rec
         this.deleteCompletedBulk = sql.find("record.deleteCompleted.bulk").orElse(null);
     }
 
-    /** Due records; rows that cannot be records are left out (see {@link #findDueRows}). */
     @Override
-    public List<OutboxRecord> findDue(DueRecordsQuery query) {
-        return findDueRows(query).records();
-    }
-
-    @Override
-    public FetchedRows findDueRows(DueRecordsQuery query) {
+    public FetchedRows findDue(DueRecordsQuery query) {
         BoundStatement statement = findDueStatement(query);
         return jdbc.query(statement.sql(), statement.parameters(), rows);
     }
@@ -140,12 +138,28 @@ public final class JdbcRecordStore implements RecordStore, RecordStatistics, Rec
     }
 
     @Override
-    public List<OutboxRecord> findDeferralsDue(DeferredRecordsQuery query) {
-        return findDeferralsDueRows(query).records();
+    public FetchedRows findUnknownStatusRows(OwnedPartitions partitions, int limit) {
+        String statement = findUnknownStatus.replace("{partitionFilter}", partitionFilter(partitions))
+                .replace("{limit}", Integer.toString(limit));
+        return jdbc.query(statement, new MapSqlParameterSource(), rows);
+    }
+
+    /**
+     * A status none of the library's, as the open ranges around the known ones: the (status, sequence_no) index
+     * answers it with a few probes. Uppercase ASCII names sort alike in Java and in every collation.
+     */
+    static String unknownStatusPredicate() {
+        List<String> known = Arrays.stream(OutboxRecordStatus.values()).map(Enum::name).sorted().toList();
+        StringBuilder predicate = new StringBuilder("(r.status < '").append(known.get(0)).append('\'');
+        for (int i = 1; i < known.size(); i++) {
+            predicate.append(" OR (r.status > '").append(known.get(i - 1)).append("' AND r.status < '")
+                    .append(known.get(i)).append("')");
+        }
+        return predicate.append(" OR r.status > '").append(known.get(known.size() - 1)).append("')").toString();
     }
 
     @Override
-    public FetchedRows findDeferralsDueRows(DeferredRecordsQuery query) {
+    public FetchedRows findDeferralsDue(DeferredRecordsQuery query) {
         BoundStatement statement = findDeferralsDueStatement(query);
         return jdbc.query(statement.sql(), statement.parameters(), rows);
     }
@@ -239,12 +253,22 @@ public final class JdbcRecordStore implements RecordStore, RecordStatistics, Rec
     @Override
     public Map<OutboxRecordStatus, Long> countByStatus() {
         Map<OutboxRecordStatus, Long> counts = new EnumMap<>(OutboxRecordStatus.class);
-        jdbc.getJdbcTemplate().query(sql.get("record.countByStatus"), (ResultSet row) -> {
-            OutboxRecordStatus status = knownStatus(row.getString("status"));
+        countByStoredStatus().forEach((stored, count) -> {
+            OutboxRecordStatus status = RecordRows.knownStatus(stored);
             // A status no record can have (written by SQL) is left out, rather than failing every count.
             if (status != null) {
-                counts.merge(status, row.getLong("record_count"), Long::sum);
+                counts.merge(status, count, Long::sum);
             }
+        });
+        return counts;
+    }
+
+    @Override
+    public Map<String, Long> countByStoredStatus() {
+        Map<String, Long> counts = new LinkedHashMap<>();
+        jdbc.getJdbcTemplate().query(sql.get("record.countByStatus"), (ResultSet row) -> {
+            String status = row.getString("status");
+            counts.merge(status == null ? "NULL" : status, row.getLong("record_count"), Long::sum);
         });
         return counts;
     }
@@ -264,15 +288,6 @@ public final class JdbcRecordStore implements RecordStore, RecordStatistics, Rec
             }
         });
         return backlog;
-    }
-
-    private static @Nullable OutboxRecordStatus knownStatus(@Nullable String status) {
-        for (OutboxRecordStatus known : OutboxRecordStatus.values()) {
-            if (known.name().equals(status)) {
-                return known;
-            }
-        }
-        return null;
     }
 
     /** The column holds '' for records addressed to no handler (the column is NOT NULL). */

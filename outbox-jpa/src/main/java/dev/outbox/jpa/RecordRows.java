@@ -15,6 +15,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
+import java.util.stream.Collectors;
 import org.jspecify.annotations.Nullable;
 import org.springframework.jdbc.core.ResultSetExtractor;
 
@@ -27,6 +28,10 @@ import org.springframework.jdbc.core.ResultSetExtractor;
 final class RecordRows {
 
     private static final int MAX_QUOTED = 100;
+    /** The statuses by their stored name, looked up once per row. */
+    private static final Map<String, OutboxRecordStatus> STATUSES_BY_NAME = Arrays.stream(OutboxRecordStatus.values())
+            .collect(Collectors.toUnmodifiableMap(OutboxRecordStatus::name, status -> status));
+    private static final String STATUS_NAMES = Arrays.toString(OutboxRecordStatus.values());
 
     private RecordRows() {
     }
@@ -77,14 +82,11 @@ final class RecordRows {
         v.required("created_at", createdAt);
         v.required("retry_count", retryCount);
         v.required("next_retry_at", nextRetryAt);
-        OutboxRecordStatus knownStatus = null;
+        OutboxRecordStatus knownStatus = knownStatus(status);
         if (status == null) {
             v.required("status", null);
-        } else if (Arrays.stream(OutboxRecordStatus.values()).noneMatch(s -> s.name().equals(status))) {
-            v.problem(Problem.UNKNOWN_STATUS, "status is " + quote(status) + ", none of "
-                    + Arrays.toString(OutboxRecordStatus.values()));
-        } else {
-            knownStatus = OutboxRecordStatus.valueOf(status);
+        } else if (knownStatus == null) {
+            v.problem(Problem.UNKNOWN_STATUS, "status is " + quote(status) + ", none of " + STATUS_NAMES);
         }
         if (partition != null && (partition < 0 || partition >= PartitionHasher.PARTITION_COUNT)) {
             v.problem(Problem.MISPLACED, "partition_no is " + partition + ", outside 0.."
@@ -114,6 +116,11 @@ final class RecordRows {
         }
         return new UnreadableRow(id, sequence, partition, aggregateId, handlerId, eventType, status, createdAt,
                 lastError, v.problem, String.join("; ", v.details));
+    }
+
+    /** The status of this stored name, exactly as stored (no case folding, no trimming); null for none. */
+    static @Nullable OutboxRecordStatus knownStatus(@Nullable String stored) {
+        return stored == null ? null : STATUSES_BY_NAME.get(stored);
     }
 
     /** A value as a quoted, bounded text, control characters escaped: it is written to logs and error texts. */

@@ -12,6 +12,7 @@ import dev.outbox.processing.OutboxProcessor;
 import dev.outbox.processing.ProcessingOptions;
 import dev.outbox.spi.Delivery;
 import dev.outbox.spi.DueRecordsQuery;
+import dev.outbox.spi.FetchedRows;
 import dev.outbox.testing.ForwardingRecordStore;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -133,10 +134,10 @@ class PostgresDeferredBacklogTest {
         }
 
         @Override
-        public List<OutboxRecord> findDue(DueRecordsQuery query) {
-            List<OutboxRecord> due = super.findDue(query);
+        public FetchedRows findDue(DueRecordsQuery query) {
+            FetchedRows due = super.findDue(query);
             dueFetches.incrementAndGet();
-            deferredHandedOutByDueFetch.addAndGet((int) due.stream()
+            deferredHandedOutByDueFetch.addAndGet((int) due.records().stream()
                     .filter(record -> "mailer".equals(record.getHandlerId())).count());
             return due;
         }

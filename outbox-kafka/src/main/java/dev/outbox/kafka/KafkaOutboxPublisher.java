@@ -87,7 +87,7 @@ public final class KafkaOutboxPublisher implements OutboxPublisher {
                 new SynchronousQueue<>(), DaemonThreads.numbered("outbox-kafka-send"));
         this.blockingCalls = threads;
         this.topics = new TopicReadiness(producer, topicLookup, TOPIC_LOOKUP_TIMEOUT, builder.topicCheckExpiry,
-                threads);
+                threads, System::nanoTime);
     }
 
     public static Builder builder(Producer<String, byte[]> producer) {

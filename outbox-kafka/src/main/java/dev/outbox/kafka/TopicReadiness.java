@@ -9,6 +9,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
 import java.util.concurrent.Executor;
+import java.util.function.LongSupplier;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.DescribeTopicsOptions;
 import org.apache.kafka.clients.producer.Producer;
@@ -31,15 +32,18 @@ final class TopicReadiness {
     private final Duration lookupTimeout;
     private final long expiryNanos;
     private final Executor blockingCalls;
+    /** Nanoseconds of a monotonic clock ({@code System::nanoTime}), which dates the verdicts. */
+    private final LongSupplier nanoClock;
     private final ConcurrentMap<String, Check> checks = new ConcurrentHashMap<>();
 
     TopicReadiness(Producer<String, byte[]> producer, @Nullable Admin lookup, Duration lookupTimeout,
-            Duration expiry, Executor blockingCalls) {
+            Duration expiry, Executor blockingCalls, LongSupplier nanoClock) {
         this.producer = producer;
         this.lookup = lookup;
         this.lookupTimeout = lookupTimeout;
         this.expiryNanos = expiry.toNanos();
         this.blockingCalls = blockingCalls;
+        this.nanoClock = nanoClock;
     }
 
     /**
@@ -47,7 +51,7 @@ final class TopicReadiness {
      * message lacks the record (the caller adds it) when they cannot succeed now.
      */
     CompletableFuture<Void> of(String topic) {
-        long now = System.nanoTime();
+        long now = nanoClock.getAsLong();
         Check started = new Check(new CompletableFuture<>(), now);
         Check check = checks.compute(topic, (name, known) -> known != null
                 && (!known.ready.isDone() || now - known.startedAt < expiryNanos) ? known : started);

@@ -1,6 +1,7 @@
 package dev.outbox.metrics;
 
 import dev.outbox.OutboxRecordStatus;
+import dev.outbox.monitoring.LatestReading;
 import dev.outbox.monitoring.OutboxMonitor;
 import dev.outbox.monitoring.OutboxSnapshot;
 import dev.outbox.partition.PartitionHasher;
@@ -9,15 +10,20 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tag;
 import io.micrometer.core.instrument.Tags;
 import io.micrometer.core.instrument.binder.MeterBinder;
+import java.time.Duration;
 import java.util.Locale;
 import java.util.Objects;
 import java.util.function.ToDoubleFunction;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Gauges over {@link OutboxMonitor} snapshots: the record counts, partition and cluster figures of the seed's metric
  * names, plus what operators need to run the outbox. Every gauge reads the monitor's cached snapshot, so a scrape costs
- * the database at most one grouped query per family per refresh interval, however many gauges it reads. A gauge whose
- * snapshot cannot be read reports NaN.
+ * the database at most one grouped query per family per refresh interval, however many gauges it reads. The snapshot
+ * is refreshed in the background: a scrape waits at most {@link #WAIT} for it, and none while the outbox tables have
+ * not answered the last refresh, so that a scrape during a database outage answers at once with the last figures.
+ * A gauge reports NaN while there are none: before the first snapshot, after a refresh failed, and once the tables
+ * have not answered for the monitor's stale timeout (when health turns DOWN).
  *
  * <ul>
  *   <li>{@code outbox.records.count{status=new|completed|failed}}</li>
@@ -26,10 +32,14 @@ import java.util.function.ToDoubleFunction;
  *   <li>{@code outbox.cluster.instances.total}, {@code outbox.cluster.partitions.total},
  *       {@code outbox.cluster.partitions.avg_per_instance}, {@code outbox.cluster.partitions.unassigned}</li>
  *   <li>{@code outbox.records.oldest.pending.age} (seconds)</li>
+ *   <li>{@code outbox.records.unknown_status}: rows of a status the library does not know</li>
  *   <li>{@code outbox.partition.pending{partition=0..255}}, optional: 256 series, for a heatmap</li>
  * </ul>
  */
 public final class OutboxMetrics implements MeterBinder {
+
+    /** How long a scrape waits for the snapshot refresh it starts, when the outbox tables answered the last one. */
+    static final Duration WAIT = Duration.ofMillis(500);
 
     private final OutboxMonitor monitor;
     private final boolean perPartitionGauges;
@@ -79,6 +89,9 @@ public final class OutboxMetrics implements MeterBinder {
                 OutboxSnapshot::deferredRecordCount).register(registry);
         gauge("outbox.records.deferred.unhandled", "Deferred records whose handler no live instance has: a stuck "
                 + "deploy or a removed handler", OutboxSnapshot::unhandledRecordCount).register(registry);
+        gauge("outbox.records.unknown_status", "Rows whose status is none the outbox knows (written by SQL): no "
+                + "fetch reads them as due; the processor fails them as poison rows", OutboxSnapshot::unknownStatusCount)
+                .register(registry);
         gauge("outbox.records.oldest.pending.age", "Age of the oldest NEW record",
                 s -> s.oldestPendingAge().toMillis() / 1000.0).baseUnit("seconds").register(registry);
         if (perPartitionGauges) {
@@ -99,10 +112,21 @@ public final class OutboxMetrics implements MeterBinder {
     }
 
     private static double read(OutboxMonitor monitor, ToDoubleFunction<OutboxSnapshot> value) {
-        try {
-            return value.applyAsDouble(monitor.snapshot());
-        } catch (RuntimeException e) {
-            return Double.NaN; // the monitor logged it
+        OutboxSnapshot snapshot = current(monitor);
+        return snapshot == null ? Double.NaN : value.applyAsDouble(snapshot);
+    }
+
+    /**
+     * The snapshot the gauges report, null when there is none to report (the monitor logged why). Only a gauge that
+     * finds the last refresh answered waits for the one it may start: once one has waited in vain, the others of the
+     * scrape, and later scrapes, answer at once rather than each waiting in turn.
+     */
+    private static @Nullable OutboxSnapshot current(OutboxMonitor monitor) {
+        boolean answering = !monitor.lastReading().awaitingAnswer();
+        LatestReading.Reading<OutboxSnapshot> reading = monitor.latest(answering ? WAIT : Duration.ZERO);
+        if (reading.failure() != null || reading.unansweredFor().compareTo(monitor.staleTimeout()) >= 0) {
+            return null;
         }
+        return reading.value();
     }
 }

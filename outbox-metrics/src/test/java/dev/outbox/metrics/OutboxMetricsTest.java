@@ -1,6 +1,7 @@
 package dev.outbox.metrics;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import dev.outbox.OutboxRecord;
 import dev.outbox.OutboxRecordStatus;
@@ -8,21 +9,30 @@ import dev.outbox.monitoring.OutboxMonitor;
 import dev.outbox.partition.OwnedPartitions;
 import dev.outbox.spi.Delivery;
 import dev.outbox.spi.InstanceCapabilities;
+import dev.outbox.spi.PartitionBacklog;
+import dev.outbox.spi.RecordStatistics;
 import dev.outbox.testing.AggregateIds;
 import dev.outbox.testing.CountingRecordStatistics;
 import dev.outbox.testing.InMemoryClusterStore;
 import dev.outbox.testing.InMemoryRecordStore;
 import dev.outbox.testing.MutableClock;
+import dev.outbox.testkit.DatabaseHang;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.Tags;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Duration;
+import java.util.List;
+import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Test;
 
 class OutboxMetricsTest {
+
+    private static final Duration PATIENCE = Duration.ofSeconds(60);
 
     private final SimpleMeterRegistry registry = new SimpleMeterRegistry();
     private final MutableClock clock = MutableClock.startingNow();
@@ -127,6 +137,78 @@ class OutboxMetricsTest {
 
         assertThat(gauge("outbox.records.count", "status", "new")).isNaN();
         assertThat(gauge("outbox.partitions.pending.records.total")).isNaN();
+    }
+
+    /** Issue 29: rows of a status the library does not know (written by SQL) are counted apart, not left out. */
+    @Test
+    void rowsOfAStatusTheOutboxDoesNotKnowAreCountedApart() {
+        RecordStatistics withUnknownStatuses = new RecordStatistics() {
+            @Override
+            public Map<OutboxRecordStatus, Long> countByStatus() {
+                return Map.of(OutboxRecordStatus.NEW, 3L);
+            }
+
+            @Override
+            public Map<String, Long> countByStoredStatus() {
+                return Map.of("NEW", 3L, "new", 2L, "failed ", 1L);
+            }
+
+            @Override
+            public List<PartitionBacklog> pendingByPartitionAndHandler() {
+                return List.of();
+            }
+        };
+        OutboxMonitor monitor = OutboxMonitor.builder().statistics(withUnknownStatuses).clock(clock).build();
+        new OutboxMetrics(monitor, false).bindTo(registry);
+
+        assertThat(gauge("outbox.records.unknown_status")).isEqualTo(3.0);
+        assertThat(gauge("outbox.records.count", "status", "new")).isEqualTo(3.0);
+        assertThat(monitor.latest(Duration.ZERO).value().unknownStatusCounts())
+                .containsExactly(Map.entry("failed ", 1L), Map.entry("new", 2L));
+    }
+
+    /**
+     * Issue 29: a Prometheus scrape while the outbox tables hang answers at once with the last figures, then NaN once
+     * they have not answered for the stale timeout (when health turns DOWN), and the figures come back with the tables.
+     * The hang lasts until the test ends it, so an answer at all proves the scrape did not wait on the database.
+     */
+    @Test
+    void aScrapeWhileTheTablesHangAnswersAtOnceWithTheLastFigures() throws Exception {
+        DatabaseHang hang = new DatabaseHang();
+        try {
+            save(AggregateIds.inPartition(1, "agg"));
+            OutboxMonitor monitor = OutboxMonitor.builder().statistics(hang.wrap(statistics, RecordStatistics.class))
+                    .ownership(OwnedPartitions::all).clock(clock).build();
+            new OutboxMetrics(monitor, true).bindTo(registry);
+            assertThat(gauge("outbox.records.count", "status", "new")).isEqualTo(1.0);
+
+            hang.begin();
+            save(AggregateIds.inPartition(2, "agg"));
+            clock.advance(OutboxMonitor.DEFAULT_REFRESH_INTERVAL); // the snapshot is due for a refresh, which hangs
+            Duration scrape = timedScrape();
+            assertThat(scrape).as("%s gauges, waiting at most once", registry.getMeters().size())
+                    .isLessThan(OutboxMetrics.WAIT.multipliedBy(4));
+            assertThat(gauge("outbox.records.count", "status", "new")).as("the last figures").isEqualTo(1.0);
+            assertThat(gauge("outbox.partition.pending", "partition", "1")).isEqualTo(1.0);
+            assertThat(timedScrape()).as("later scrapes do not wait").isLessThan(OutboxMetrics.WAIT);
+
+            clock.advance(monitor.staleTimeout());
+            assertThat(timedScrape()).isLessThan(OutboxMetrics.WAIT);
+            assertThat(gauge("outbox.records.count", "status", "new")).as("unanswered for the stale timeout")
+                    .isNaN();
+
+            hang.end();
+            await().atMost(PATIENCE).until(() -> gauge("outbox.records.count", "status", "new") == 2.0);
+        } finally {
+            hang.end();
+        }
+    }
+
+    /** How long a scrape of every gauge took; it must end while the hang lasts. */
+    private Duration timedScrape() throws Exception {
+        long start = System.nanoTime();
+        CompletableFuture.runAsync(this::scrape).get(PATIENCE.toSeconds(), TimeUnit.SECONDS);
+        return Duration.ofNanos(System.nanoTime() - start);
     }
 
     private void bind(OwnedPartitions owned, boolean perPartition) {

@@ -584,7 +584,7 @@ final class BenchmarkDriver {
         settings.put("properties", properties);
         settings.put("handler", "no-op; notes each call in memory, a writer thread inserts them into the UNLOGGED"
                 + " table bench_handled every 100 ms as one JDBC batch per transaction on its own connection");
-        settings.put("startGate", "findDue returns nothing until the driver's go file exists (a proxy of the"
+        settings.put("startGate", "the fetches return nothing until the driver's go file exists (a proxy of the"
                 + " library's RecordStore bean); then the processor is woken");
         return settings;
     }

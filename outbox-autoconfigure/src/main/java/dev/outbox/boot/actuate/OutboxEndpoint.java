@@ -4,6 +4,7 @@ import dev.outbox.OutboxRecord;
 import dev.outbox.OutboxRecordStatus;
 import dev.outbox.admin.OutboxAdmin;
 import dev.outbox.cluster.ClusterCoordinator;
+import dev.outbox.internal.DaemonThreads;
 import dev.outbox.monitoring.DeferredRecords;
 import dev.outbox.monitoring.LatestReading;
 import dev.outbox.monitoring.OutboxMonitor;
@@ -23,8 +24,19 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Future;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.SynchronousQueue;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.function.IntSupplier;
 import java.util.stream.Stream;
 import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
 import org.springframework.boot.actuate.endpoint.annotation.Selector;
@@ -37,10 +49,14 @@ import org.springframework.boot.actuate.endpoint.web.WebEndpointResponse;
  * instance that has their handler, and the oldest FAILED records; write operations retry, skip or delete FAILED
  * records through {@link OutboxAdmin}. The report answers within about {@link #WAIT} twice over whatever the database
  * does: the figures are read on threads of their own, and when they do not come in time the report shows the last
- * ones, marked stale with their age, rather than failing.
+ * ones, marked stale with their age, rather than failing. A write operation likewise answers within
+ * {@link #OPERATION_TIMEOUT}: when the outbox tables fail or do not answer in time it is answered 503 with the
+ * reason, never 500 and never after the connection pool's own timeout.
  */
 @Endpoint(id = "outbox")
 public class OutboxEndpoint {
+
+    private static final Logger log = LoggerFactory.getLogger(OutboxEndpoint.class);
 
     /** FAILED records listed by the report. */
     static final int FAILED_RECORDS_SHOWN = 20;
@@ -48,6 +64,14 @@ public class OutboxEndpoint {
     private static final String RETRY_ALL = "retry-all";
     /** How long the report waits for each of its database reads (the snapshot, the FAILED records). */
     static final Duration WAIT = Duration.ofSeconds(2);
+    /** How long a write operation waits for the outbox tables before it answers 503. */
+    static final Duration OPERATION_TIMEOUT = Duration.ofSeconds(5);
+    /**
+     * Write operations that may wait for the outbox tables at once; past that they are answered 503 at once, so that
+     * operators retrying during an outage do not pile threads up on the connection pool.
+     */
+    static final int OPERATIONS_IN_FLIGHT = 2;
+    private static final Duration IDLE_OPERATION_THREAD_TIMEOUT = Duration.ofSeconds(30);
 
     private final OutboxMonitor monitor;
     private final @Nullable ClusterCoordinator coordinator;
@@ -55,40 +79,53 @@ public class OutboxEndpoint {
     private final OutboxAdmin admin;
     /** Read anew on every report (reuse: none), but on a thread of its own so that a report never hangs on it. */
     private final LatestReading<List<FailedRecord>> failedRecords;
+    private final Duration operationTimeout;
+    /** Runs the write operations, so that a caller waits for one at most {@link #operationTimeout}. */
+    private final ExecutorService operations;
 
     public OutboxEndpoint(OutboxMonitor monitor, @Nullable ClusterCoordinator coordinator, String instanceId,
             OutboxAdmin admin, Clock clock) {
+        this(monitor, coordinator, instanceId, admin, clock, OPERATION_TIMEOUT);
+    }
+
+    OutboxEndpoint(OutboxMonitor monitor, @Nullable ClusterCoordinator coordinator, String instanceId,
+            OutboxAdmin admin, Clock clock, Duration operationTimeout) {
         this.monitor = monitor;
         this.coordinator = coordinator;
         this.instanceId = instanceId;
         this.admin = admin;
         this.failedRecords = new LatestReading<>("outbox-endpoint", () -> readFailedRecords(admin),
                 Duration.ZERO, clock);
+        this.operationTimeout = operationTimeout;
+        // no queue: an operation that finds every thread waiting on the database is refused rather than queued;
+        // idle threads end, so that endpoints of closed applications leave none behind
+        ThreadPoolExecutor pool = new ThreadPoolExecutor(0, OPERATIONS_IN_FLIGHT,
+                IDLE_OPERATION_THREAD_TIMEOUT.toSeconds(), TimeUnit.SECONDS, new SynchronousQueue<>(),
+                DaemonThreads.numbered("outbox-endpoint-operation"));
+        this.operations = pool;
     }
 
     /**
      * {@code POST /actuator/outbox/{recordId}} with {@code {"action": "retry" | "skip" | "delete"}}: acts on one FAILED
      * record (delete also takes a SKIPPED one). Another action is answered 400 with the allowed ones, and so is a
-     * record id that {@link OutboxAdmin} refuses (blank, too long, U+0000, unpaired surrogates).
+     * record id that {@link OutboxAdmin} refuses (blank, too long, U+0000, unpaired surrogates). Answered 503 when
+     * the outbox tables fail or do not answer within {@link #OPERATION_TIMEOUT}.
      */
     @WriteOperation
     public WebEndpointResponse<Object> act(@Selector String recordId, String action) {
-        try {
-            return switch (action) {
-                case "retry" -> done(action, admin.retry(recordId) ? 1 : 0);
-                case "skip" -> done(action, admin.skip(recordId) ? 1 : 0);
-                case "delete" -> done(action, admin.delete(recordId) ? 1 : 0);
-                default -> unknown(action, RECORD_ACTIONS);
-            };
-        } catch (IllegalArgumentException refused) {
-            return badRequest(refused, RECORD_ACTIONS);
-        }
+        return switch (action) {
+            case "retry" -> operate(action, RECORD_ACTIONS, () -> admin.retry(recordId) ? 1 : 0);
+            case "skip" -> operate(action, RECORD_ACTIONS, () -> admin.skip(recordId) ? 1 : 0);
+            case "delete" -> operate(action, RECORD_ACTIONS, () -> admin.delete(recordId) ? 1 : 0);
+            default -> unknown(action, RECORD_ACTIONS);
+        };
     }
 
     /**
      * {@code POST /actuator/outbox} with {@code {"action": "retry-all"}} and optionally {@code eventType},
      * {@code aggregateId} and {@code handlerId}: makes every matching FAILED record due again. Another action is
-     * answered 400, and so is a filter value that {@link OutboxAdmin} refuses; then no record is changed.
+     * answered 400, and so is a filter value that {@link OutboxAdmin} refuses; then no record is changed. Answered
+     * 503 when the outbox tables fail or do not answer within {@link #OPERATION_TIMEOUT}.
      */
     @WriteOperation
     public WebEndpointResponse<Object> actOnAll(String action, @Nullable String eventType,
@@ -96,16 +133,53 @@ public class OutboxEndpoint {
         if (!RETRY_ALL.equals(action)) {
             return unknown(action, List.of(RETRY_ALL));
         }
+        return operate(action, List.of(RETRY_ALL), () -> admin.retryAll(FailedRecordFilter.any()
+                .withEventType(eventType).withAggregateId(aggregateId).withHandlerId(handlerId)));
+    }
+
+    /**
+     * Runs {@code operation} on a thread of its own and waits for it at most {@link #operationTimeout}: a connection
+     * pool waits far longer for a connection to a database that is gone, and what the database throws would be
+     * answered 500.
+     */
+    private WebEndpointResponse<Object> operate(String action, List<String> allowed, IntSupplier operation) {
+        Future<Integer> result;
         try {
-            return done(action, admin.retryAll(FailedRecordFilter.any().withEventType(eventType)
-                    .withAggregateId(aggregateId).withHandlerId(handlerId)));
-        } catch (IllegalArgumentException refused) {
-            return badRequest(refused, List.of(RETRY_ALL));
+            result = operations.submit(operation::getAsInt);
+        } catch (RejectedExecutionException busy) {
+            return unavailable(action, OPERATIONS_IN_FLIGHT + " earlier operations are still waiting for the outbox "
+                    + "tables; nothing was done");
         }
+        try {
+            return done(action, result.get(operationTimeout.toNanos(), TimeUnit.NANOSECONDS));
+        } catch (TimeoutException unanswered) {
+            return unavailable(action, "the outbox tables did not answer within " + seconds(operationTimeout)
+                    + "s; the " + action + " takes effect if they answer later, and its outcome is logged then");
+        } catch (ExecutionException e) {
+            Throwable cause = e.getCause();
+            if (cause instanceof IllegalArgumentException refused) {
+                return badRequest(refused, allowed);
+            }
+            log.warn("Outbox endpoint: {} failed: the outbox tables are unavailable", action, cause);
+            return unavailable(action, "the outbox tables are unavailable: " + cause);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return unavailable(action, "interrupted while waiting for the outbox tables; the " + action
+                    + " takes effect if they answer later");
+        }
+    }
+
+    private static double seconds(Duration duration) {
+        return duration.toMillis() / 1000.0;
     }
 
     private static WebEndpointResponse<Object> done(String action, int records) {
         return new WebEndpointResponse<>(new AdminResult(action, records));
+    }
+
+    private static WebEndpointResponse<Object> unavailable(String action, String reason) {
+        return new WebEndpointResponse<>(new AdminUnavailable(action, reason),
+                WebEndpointResponse.STATUS_SERVICE_UNAVAILABLE);
     }
 
     private static WebEndpointResponse<Object> unknown(String action, List<String> allowed) {
@@ -121,6 +195,10 @@ public class OutboxEndpoint {
 
     /** Why an operation was refused, and what it accepts. */
     public record AdminError(String error, List<String> allowedActions) {
+    }
+
+    /** Why an operation could not be carried out now: what did not answer, and whether it may still take effect. */
+    public record AdminUnavailable(String action, String error) {
     }
 
     /** What an operation did: how many records it changed. */
@@ -153,7 +231,7 @@ public class OutboxEndpoint {
         List<FailedRecord> failedShown = failed.answer().orElse(List.of());
         if (snapshot == null) {
             return new OutboxReport(null, freshness, self, List.of(), Map.of(), 0,
-                    new Backlog(Map.of(), null, 0, 0, 0), new Deferred(0, 0, List.of()), failedShown);
+                    new Backlog(Map.of(), null, 0, 0, 0, Map.of()), new Deferred(0, 0, List.of()), failedShown);
         }
         List<Member> members = snapshot.liveInstances().stream().map(Member::of).toList();
         Map<String, Long> counts = new LinkedHashMap<>();
@@ -162,7 +240,7 @@ public class OutboxEndpoint {
         }
         Backlog backlog = new Backlog(counts, snapshot.oldestPending().orElse(null),
                 snapshot.oldestPendingAge().toMillis() / 1000.0, snapshot.recordCount(OutboxRecordStatus.FAILED),
-                snapshot.pendingInOwnedPartitions());
+                snapshot.pendingInOwnedPartitions(), snapshot.unknownStatusCounts());
         Deferred deferred = new Deferred(snapshot.deferredRecordCount(), snapshot.unhandledRecordCount(),
                 snapshot.deferredRecords());
         return new OutboxReport(snapshot.takenAt(), freshness, self, members, snapshot.partitionsByOwner(),
@@ -281,8 +359,10 @@ public class OutboxEndpoint {
      * @param oldestPendingAgeSeconds its age when read
      * @param failed FAILED records, which wait for an operator
      * @param pendingInOwnedPartitions NEW records in this instance's partitions
+     * @param unknownStatuses rows whose status is none of the library's (written by SQL), by the status as stored;
+     *     no fetch reads them as due, and the processor marks them FAILED as unreadable rows within a minute
      */
     public record Backlog(Map<String, Long> records, @Nullable Instant oldestPending, double oldestPendingAgeSeconds,
-            long failed, long pendingInOwnedPartitions) {
+            long failed, long pendingInOwnedPartitions, Map<String, Long> unknownStatuses) {
     }
 }

@@ -44,6 +44,9 @@ public class OutboxHealthIndicator extends AbstractHealthIndicator {
             builder.withDetail("pending", snapshot.recordCount(OutboxRecordStatus.NEW))
                     .withDetail("failed", snapshot.recordCount(OutboxRecordStatus.FAILED))
                     .withDetail("oldestPendingAgeSeconds", seconds(snapshot.oldestPendingAge()));
+            if (!snapshot.unknownStatusCounts().isEmpty()) {
+                builder.withDetail("unknownStatuses", snapshot.unknownStatusCounts());
+            }
         }
         if (reading.age() != null) {
             builder.withDetail("snapshotAgeSeconds", seconds(reading.age()));

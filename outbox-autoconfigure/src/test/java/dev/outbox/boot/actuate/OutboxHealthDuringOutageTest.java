@@ -3,6 +3,8 @@ package dev.outbox.boot.actuate;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.outbox.admin.OutboxAdmin;
+import dev.outbox.boot.actuate.OutboxEndpoint.AdminResult;
+import dev.outbox.boot.actuate.OutboxEndpoint.AdminUnavailable;
 import dev.outbox.boot.actuate.OutboxEndpoint.OutboxReport;
 import dev.outbox.cluster.ClusterCoordinator;
 import dev.outbox.monitoring.OutboxMonitor;
@@ -12,13 +14,18 @@ import dev.outbox.testing.InMemoryClusterStore;
 import dev.outbox.testing.InMemoryRecordStore;
 import dev.outbox.testing.MutableClock;
 import dev.outbox.testkit.DatabaseHang;
+import java.lang.reflect.Proxy;
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Function;
 import java.util.function.Supplier;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.springframework.boot.actuate.endpoint.web.WebEndpointResponse;
+import org.springframework.dao.DataAccessResourceFailureException;
 import org.springframework.boot.health.contributor.Health;
 import org.springframework.boot.health.contributor.Status;
 
@@ -107,6 +114,61 @@ class OutboxHealthDuringOutageTest {
         assertThat(during.freshness().snapshotAgeSeconds()).isEqualTo(3.0);
         assertThat(during.instance().ownedPartitions()).isEqualTo(256);
         assertThat(during.instances()).isEqualTo(before.instances());
+    }
+
+    @Test
+    void theWriteOperationsAnswer503WithinTheirTimeoutWhileTheTablesHangAndDoNotPileUp() throws Exception {
+        Duration timeout = Duration.ofMillis(500);
+        OutboxAdmin admin = OutboxAdmin.builder().store(hang.wrap(records, RecordAdministration.class)).clock(clock)
+                .build();
+        OutboxEndpoint endpoint = new OutboxEndpoint(monitor, coordinator, "node-a", admin, clock, timeout);
+        assertThat(endpoint.act("record-1", "retry").getBody()).as("answered before the hang")
+                .isEqualTo(new AdminResult("retry", 0));
+
+        hang.begin();
+        List<Function<OutboxEndpoint, WebEndpointResponse<Object>>> operations = List.of(
+                e -> e.act("record-1", "retry"), e -> e.actOnAll("retry-all", null, null, null),
+                e -> e.act("record-1", "skip"), e -> e.act("record-1", "delete"));
+        for (int i = 0; i < operations.size(); i++) {
+            Function<OutboxEndpoint, WebEndpointResponse<Object>> operation = operations.get(i);
+            long start = System.nanoTime();
+            WebEndpointResponse<Object> response = answered(() -> operation.apply(endpoint));
+            Duration took = Duration.ofNanos(System.nanoTime() - start);
+
+            boolean threadFree = i < OutboxEndpoint.OPERATIONS_IN_FLIGHT;
+            assertThat(response.getStatus()).isEqualTo(WebEndpointResponse.STATUS_SERVICE_UNAVAILABLE);
+            assertThat(response.getBody()).isInstanceOfSatisfying(AdminUnavailable.class,
+                    unavailable -> assertThat(unavailable.error()).startsWith(threadFree
+                            ? "the outbox tables did not answer within 0.5s; the " + unavailable.action()
+                                    + " takes effect if they answer later"
+                            : OutboxEndpoint.OPERATIONS_IN_FLIGHT
+                                    + " earlier operations are still waiting for the outbox tables"));
+            assertThat(took).as("answered within the timeout, not the pool's").isLessThan(Duration.ofSeconds(10));
+        }
+        assertThat(hang.blockedCalls()).as("operations waiting on the database").isEqualTo(
+                OutboxEndpoint.OPERATIONS_IN_FLIGHT);
+    }
+
+    @Test
+    void theWriteOperationsAnswer503NamingTheCauseWhenTheTablesRefuseRatherThan500() {
+        RecordAdministration refusing = (RecordAdministration) Proxy.newProxyInstance(
+                getClass().getClassLoader(), new Class<?>[] {RecordAdministration.class}, (proxy, method, args) -> {
+                    throw new DataAccessResourceFailureException("Connection to 127.0.0.1:5432 refused");
+                });
+        OutboxAdmin admin = OutboxAdmin.builder().store(refusing).clock(clock).build();
+        OutboxEndpoint endpoint = new OutboxEndpoint(monitor, coordinator, "node-a", admin, clock);
+
+        for (WebEndpointResponse<Object> response : List.of(endpoint.act("record-1", "retry"),
+                endpoint.act("record-1", "skip"), endpoint.act("record-1", "delete"),
+                endpoint.actOnAll("retry-all", "Ping", null, null))) {
+            assertThat(response.getStatus()).isEqualTo(WebEndpointResponse.STATUS_SERVICE_UNAVAILABLE);
+            assertThat(response.getBody()).isInstanceOfSatisfying(AdminUnavailable.class,
+                    unavailable -> assertThat(unavailable.error()).isEqualTo("the outbox tables are unavailable: "
+                            + "org.springframework.dao.DataAccessResourceFailureException: Connection to "
+                            + "127.0.0.1:5432 refused"));
+        }
+        assertThat(endpoint.act(" ", "retry").getStatus()).as("bad input is still the caller's fault")
+                .isEqualTo(WebEndpointResponse.STATUS_BAD_REQUEST);
     }
 
     /** The call's answer, which must come while the hang lasts. */

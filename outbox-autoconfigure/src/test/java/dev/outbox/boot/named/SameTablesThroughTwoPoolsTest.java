@@ -4,10 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.zaxxer.hikari.HikariDataSource;
 import dev.outbox.boot.NamedOutboxes;
-import dev.outbox.boot.NamedOutboxesAutoConfiguration;
-import dev.outbox.boot.OutboxHandlersAutoConfiguration;
-import dev.outbox.boot.OutboxStoreAutoConfiguration;
-import dev.outbox.boot.OutboxWriteAutoConfiguration;
 import dev.outbox.handler.HandlerRegistration;
 import dev.outbox.jpa.testing.TestDatabase;
 import java.util.EnumMap;
@@ -21,7 +17,6 @@ import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
-import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.boot.test.system.CapturedOutput;
 import org.springframework.boot.test.system.OutputCaptureExtension;
@@ -62,25 +57,12 @@ class SameTablesThroughTwoPoolsTest {
 
     /** The default outbox on a pool through {@code first}'s own URL, and {@code secondPool} on {@code second}. */
     private ApplicationContextRunner application(TestDatabase first, TestDatabase second) {
-        return new ApplicationContextRunner()
-                .withConfiguration(AutoConfigurations.of(
-                        org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration.class,
-                        org.springframework.boot.jdbc.autoconfigure.DataSourceTransactionManagerAutoConfiguration.class,
-                        org.springframework.boot.jackson.autoconfigure.JacksonAutoConfiguration.class,
-                        OutboxStoreAutoConfiguration.class,
-                        OutboxHandlersAutoConfiguration.class,
-                        OutboxWriteAutoConfiguration.class,
-                        NamedOutboxesAutoConfiguration.class))
+        return OutboxesOnOneDatabase.application(first)
                 .withUserConfiguration(SecondPool.class)
                 .withPropertyValues(
-                        "spring.datasource.url=" + first.jdbcUrl(),
-                        "spring.datasource.username=" + first.username(),
-                        "spring.datasource.password=" + first.password(),
                         "test.second.url=" + otherwiseWritten(second),
                         "test.second.username=" + second.username(),
-                        "test.second.password=" + second.password(),
-                        "outbox.schema-initialization.enabled=true",
-                        "outbox.processing.enabled=false");
+                        "test.second.password=" + second.password());
     }
 
     /**

@@ -2,10 +2,6 @@ package dev.outbox.boot.named;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.outbox.boot.NamedOutboxesAutoConfiguration;
-import dev.outbox.boot.OutboxHandlersAutoConfiguration;
-import dev.outbox.boot.OutboxStoreAutoConfiguration;
-import dev.outbox.boot.OutboxWriteAutoConfiguration;
 import dev.outbox.jpa.testing.TestDatabase;
 import dev.outbox.jpa.testing.TestDatabase.Kind;
 import java.util.ArrayList;
@@ -22,7 +18,6 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.EnumSource;
 import org.junit.jupiter.params.provider.MethodSource;
-import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
@@ -54,22 +49,7 @@ class SettingsCheckedBeforeAnyTableTest {
 
     /** The default outbox on {@code database}, creating its tables, and {@code billingDataSource} on it too. */
     private static ApplicationContextRunner application(TestDatabase database) {
-        return new ApplicationContextRunner()
-                .withConfiguration(AutoConfigurations.of(
-                        org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration.class,
-                        org.springframework.boot.jdbc.autoconfigure.DataSourceTransactionManagerAutoConfiguration.class,
-                        org.springframework.boot.jackson.autoconfigure.JacksonAutoConfiguration.class,
-                        OutboxStoreAutoConfiguration.class,
-                        OutboxHandlersAutoConfiguration.class,
-                        OutboxWriteAutoConfiguration.class,
-                        NamedOutboxesAutoConfiguration.class))
-                .withUserConfiguration(BillingDataSource.class)
-                .withPropertyValues(
-                        "spring.datasource.url=" + database.jdbcUrl(),
-                        "spring.datasource.username=" + database.username(),
-                        "spring.datasource.password=" + database.password(),
-                        "outbox.schema-initialization.enabled=true",
-                        "outbox.processing.enabled=false");
+        return OutboxesOnOneDatabase.application(database).withUserConfiguration(BillingDataSource.class);
     }
 
     @ParameterizedTest

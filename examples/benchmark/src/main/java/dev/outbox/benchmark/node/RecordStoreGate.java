@@ -10,8 +10,9 @@ import org.springframework.beans.factory.config.BeanPostProcessor;
 
 /**
  * Puts the {@link StartGate} in front of the starter's {@link RecordStore}: while the gate is closed its fetches
- * ({@code findDue}, {@code findDueRows} and the deferral looks) return nothing without asking the database. Every other call, and every call once the gate is open, goes to the
- * library's own store unchanged. A dynamic proxy, so that methods the store gains later are forwarded as well.
+ * ({@code findDue}, the deferral look and the look for unknown statuses) return nothing without asking the database.
+ * Every other call, and every call once the gate is open, goes to the library's own store unchanged. A dynamic proxy,
+ * so that methods the store gains later are forwarded as well.
  */
 final class RecordStoreGate implements BeanPostProcessor {
 
@@ -35,13 +36,7 @@ final class RecordStoreGate implements BeanPostProcessor {
                             return System.identityHashCode(proxy);
                         case "toString":
                             return "gated " + store;
-                        case "findDue", "findDeferralsDue":
-                            if (!gate.getObject().isOpen()) {
-                                return List.of();
-                            }
-                            break;
-                        case "findDueRows", "findDeferralsDueRows":
-                            // what the engine calls: the store's own implementation, not the default over findDue
+                        case "findDue", "findDeferralsDue", "findUnknownStatusRows":
                             if (!gate.getObject().isOpen()) {
                                 return FetchedRows.of(List.of());
                             }
