@@ -1,6 +1,7 @@
 package dev.outbox.boot.actuate;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import dev.outbox.admin.OutboxAdmin;
 import dev.outbox.boot.actuate.OutboxEndpoint.AdminResult;
@@ -15,17 +16,20 @@ import dev.outbox.testing.InMemoryRecordStore;
 import dev.outbox.testing.MutableClock;
 import dev.outbox.testkit.DatabaseHang;
 import java.lang.reflect.Proxy;
+import java.sql.SQLException;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Function;
 import java.util.function.Supplier;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.actuate.endpoint.web.WebEndpointResponse;
 import org.springframework.dao.DataAccessResourceFailureException;
+import org.springframework.jdbc.BadSqlGrammarException;
 import org.springframework.boot.health.contributor.Health;
 import org.springframework.boot.health.contributor.Status;
 
@@ -169,6 +173,55 @@ class OutboxHealthDuringOutageTest {
         }
         assertThat(endpoint.act(" ", "retry").getStatus()).as("bad input is still the caller's fault")
                 .isEqualTo(WebEndpointResponse.STATUS_BAD_REQUEST);
+    }
+
+    @Test
+    void aReadThatLostItsConnectionCountsAsUnansweredWhileOneTheTablesRefusedIsDownAtOnce() throws Exception {
+        AtomicReference<RuntimeException> failWith = new AtomicReference<>();
+        RecordStatistics failing = (RecordStatistics) Proxy.newProxyInstance(getClass().getClassLoader(),
+                new Class<?>[] {RecordStatistics.class}, (proxy, method, args) -> {
+                    RuntimeException failure = failWith.get();
+                    if (failure != null) {
+                        throw failure;
+                    }
+                    return method.invoke(records, args);
+                });
+        OutboxMonitor refreshing = OutboxMonitor.builder().statistics(failing).ownership(coordinator)
+                .instances(cluster, Duration.ofSeconds(10)).refreshInterval(Duration.ofSeconds(1)).clock(clock)
+                .build();
+        OutboxHealthIndicator indicator = new OutboxHealthIndicator(refreshing, null);
+        assertThat(indicator.health(true).getStatus()).isEqualTo(Status.UP);
+
+        // PostgreSQL's answer to pg_terminate_backend (SQL state 57P01), as Spring translates it
+        failWith.set(new DataAccessResourceFailureException("terminating connection due to administrator command"));
+        clock.advance(Duration.ofSeconds(2));
+        Health connectionLost = healthAfterRefresh(indicator);
+        assertThat(connectionLost.getStatus()).as("one lost connection, within the stale timeout").isEqualTo(Status.UP);
+        assertThat(connectionLost.getDetails()).containsEntry("stale", true).containsEntry("error",
+                "org.springframework.dao.DataAccessResourceFailureException: terminating connection due to "
+                        + "administrator command");
+        clock.advance(Duration.ofSeconds(10));
+        assertThat(healthAfterRefresh(indicator).getDetails()).as("still lost after the stale timeout")
+                .containsEntry("reason", "the outbox tables have not answered for 10.0s "
+                        + "(outbox.instance.stale-instance-timeout-seconds: 10)");
+
+        failWith.set(null);
+        clock.advance(Duration.ofSeconds(2));
+        await().atMost(PATIENCE).until(() -> indicator.health(true).getStatus().equals(Status.UP)
+                && !indicator.health(true).getDetails().containsKey("stale"));
+
+        failWith.set(new BadSqlGrammarException("statistics", "SELECT status, COUNT(*) FROM outbox_record",
+                new SQLException("relation \"outbox_record\" does not exist", "42P01")));
+        clock.advance(Duration.ofSeconds(2));
+        Health tablesMissing = healthAfterRefresh(indicator);
+        assertThat(tablesMissing.getStatus()).isEqualTo(Status.DOWN);
+        assertThat(tablesMissing.getDetails()).containsEntry("reason", "reading the outbox tables failed");
+    }
+
+    /** Health once the refresh the clock made due has answered (here: failed). */
+    private static Health healthAfterRefresh(OutboxHealthIndicator indicator) throws Exception {
+        await().atMost(PATIENCE).until(() -> indicator.health(true).getDetails().containsKey("error"));
+        return answered(() -> indicator.health(true));
     }
 
     /** The call's answer, which must come while the hang lasts. */
