@@ -8,10 +8,15 @@ import java.sql.DriverManager;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.util.List;
+import java.util.Map;
 import java.util.Properties;
 import java.util.UUID;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import javax.sql.DataSource;
+import org.jspecify.annotations.Nullable;
 import org.springframework.jdbc.core.JdbcTemplate;
 
 /**
@@ -22,6 +27,7 @@ final class BenchDatabase implements AutoCloseable {
 
     private static final int CONNECT_TIMEOUT_SECONDS = 5;
     private static final int POOL_SIZE = 10;
+    private static final Pattern PLAN_ROWS = Pattern.compile("rows=(\\d+)");
 
     private final String adminUrl;
     private final String user;
@@ -119,6 +125,62 @@ final class BenchDatabase implements AutoCloseable {
     void prepareMeasurement(String table) {
         jdbc.execute("VACUUM (ANALYZE) " + table);
         checkpoint();
+    }
+
+    /**
+     * Keeps autovacuum off {@code table} (or lets it back): a drain that starts with no statistics, or stale ones, must
+     * not have them replaced by an autoanalyze halfway through.
+     */
+    void autovacuum(String table, boolean enabled) {
+        jdbc.execute("ALTER TABLE " + table + (enabled ? " RESET (autovacuum_enabled)"
+                : " SET (autovacuum_enabled = false)"));
+    }
+
+    /**
+     * What the planner believes about {@code status = 'NEW'} in {@code table}: the column's most common values and
+     * their frequencies from {@code pg_stats} (null when the column has no statistics), and the rows it expects.
+     */
+    StatusStatistics statusStatistics(String table) {
+        List<Map<String, Object>> rows = jdbc.queryForList("SELECT most_common_vals::text AS vals,"
+                + " most_common_freqs::text AS freqs FROM pg_stats"
+                + " WHERE schemaname = current_schema() AND tablename = ? AND attname = 'status'", table);
+        String plan = String.join("\n", jdbc.queryForList(
+                "EXPLAIN SELECT id FROM " + table + " WHERE status = 'NEW'", String.class));
+        Matcher rowsEstimate = PLAN_ROWS.matcher(plan);
+        if (!rowsEstimate.find()) {
+            throw new IllegalStateException("no row estimate in the plan " + plan);
+        }
+        long expected = Long.parseLong(rowsEstimate.group(1));
+        if (rows.isEmpty()) {
+            return new StatusStatistics(null, null, expected);
+        }
+        return new StatusStatistics((String) rows.get(0).get("vals"), (String) rows.get(0).get("freqs"), expected);
+    }
+
+    /**
+     * {@code pg_stats} of the status column ({@code null}: no statistics) and the planner's estimate of the NEW rows.
+     *
+     * @param mostCommonValues e.g. {@code {COMPLETED}}; null when the column was never analyzed, or no value is common
+     * @param mostCommonFrequencies e.g. {@code {1}}
+     * @param plannedNewRows rows the planner expects {@code status = 'NEW'} to match
+     */
+    record StatusStatistics(@Nullable String mostCommonValues, @Nullable String mostCommonFrequencies,
+            long plannedNewRows) {
+
+        /** The frequency pg_stats gives {@code value}, 0 when it is not among the most common values. */
+        double frequencyOf(String value) {
+            if (mostCommonValues == null || mostCommonFrequencies == null) {
+                return 0;
+            }
+            List<String> values = List.of(strip(mostCommonValues).split(","));
+            List<String> frequencies = List.of(strip(mostCommonFrequencies).split(","));
+            int index = values.indexOf(value);
+            return index < 0 ? 0 : Double.parseDouble(frequencies.get(index));
+        }
+
+        private static String strip(String array) {
+            return array.substring(1, array.length() - 1);
+        }
     }
 
     void checkpoint() {

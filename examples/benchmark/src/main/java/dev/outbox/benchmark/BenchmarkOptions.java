@@ -4,7 +4,9 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The driver's command line: {@code --name=value} options, all optional.
@@ -25,13 +27,29 @@ import java.util.Map;
  * @param nodeProperties extra Spring properties for every node ({@code key=value}), e.g. to try another
  *     {@code outbox.poll-interval}; none by default
  * @param nodeJvmOptions JVM options of every node
- * @param analyze whether the outbox table is vacuumed and analyzed before each drain; without, each drain starts on a
- *     table never analyzed since its TRUNCATE, as a fresh database whose autovacuum has not run yet
+ * @param statistics what the outbox table's statistics say when each drain starts
  * @param help print the usage and exit
  */
 record BenchmarkOptions(String url, String user, String password, int records, int aggregates, int latencySeconds,
         int latencyRate, int warmupSeconds, int idleSeconds, int settleSeconds, int drainTimeoutSeconds, Path out,
-        Path logDir, List<String> nodeProperties, List<String> nodeJvmOptions, boolean analyze, boolean help) {
+        Path logDir, List<String> nodeProperties, List<String> nodeJvmOptions, Statistics statistics, boolean help) {
+
+    /** The planner statistics of the outbox table when a drain starts ({@code --statistics}). */
+    enum Statistics {
+        /** {@code VACUUM (ANALYZE)} after the backlog is written: they describe it. */
+        ANALYZED,
+        /** Never analyzed since the table was created, as on a fresh database before autovacuum runs. */
+        NONE,
+        /**
+         * Taken while NEW rows were rare (a table of COMPLETED rows, analyzed, then emptied; TRUNCATE keeps them), then
+         * the backlog arrives before autoanalyze catches up: they say the NEW backlog is next to empty.
+         */
+        STALE;
+
+        String option() {
+            return name().toLowerCase(Locale.ROOT);
+        }
+    }
 
     static final String DEFAULT_URL = "jdbc:postgresql://127.0.0.1:5432/test";
     static final List<String> DEFAULT_NODE_JVM_OPTIONS = List.of("-Xmx512m");
@@ -71,7 +89,7 @@ record BenchmarkOptions(String url, String user, String password, int records, i
                 }
                 case "url", "user", "password", "records", "aggregates", "latency-seconds", "latency-rate",
                         "warmup-seconds", "idle-seconds", "settle-seconds", "drain-timeout-seconds", "out",
-                        "log-dir", "analyze" -> values.put(name, value);
+                        "log-dir", "statistics", "analyze" -> values.put(name, value);
                 default -> throw new IllegalArgumentException("unknown option --" + name);
             }
         }
@@ -95,7 +113,7 @@ record BenchmarkOptions(String url, String user, String password, int records, i
                 logDir,
                 List.copyOf(nodeProperties),
                 nodeJvmOptions.isEmpty() ? DEFAULT_NODE_JVM_OPTIONS : List.copyOf(nodeJvmOptions),
-                bool(values, "analyze", true),
+                statistics(values),
                 help);
         if (options.warmupSeconds() >= options.latencySeconds()) {
             throw new IllegalArgumentException("--warmup-seconds (" + options.warmupSeconds()
@@ -124,7 +142,7 @@ record BenchmarkOptions(String url, String user, String password, int records, i
         parameters.put("referenceUpdateBatch", BenchmarkDriver.REFERENCE_UPDATE_BATCH);
         parameters.put("nodeProperties", nodeProperties);
         parameters.put("nodeJvmOptions", nodeJvmOptions);
-        parameters.put("analyze", analyze);
+        parameters.put("statistics", statistics.option());
         parameters.put("out", out.toString());
         parameters.put("logDir", logDir.toString());
         return parameters;
@@ -149,8 +167,10 @@ record BenchmarkOptions(String url, String user, String password, int records, i
                   --log-dir=<directory of --out>/benchmark-logs
                   --node-property=key=value    extra Spring property for every node (repeatable)
                   --node-jvm-option=-Xmx512m   JVM option of every node (repeatable; replaces the default)
-                  --analyze=true           VACUUM (ANALYZE) the outbox table before each drain; false: drain a
-                                           table never analyzed, as on a fresh database before autovacuum
+                  --statistics=analyzed    the outbox table's statistics when a drain starts: analyzed (VACUUM
+                                           (ANALYZE) after the backlog is written); none (never analyzed, as
+                                           on a fresh database before autovacuum); stale (taken on COMPLETED
+                                           rows only, so they say NEW rows are rare); --analyze=false = none
 
                 Exit status: 0 when every measurement ran and every check held, 1 when a measurement failed,
                 3 when a check failed (duplicates, order violations or records never handled).""";
@@ -172,17 +192,27 @@ record BenchmarkOptions(String url, String user, String password, int records, i
         return value;
     }
 
-    private static boolean bool(Map<String, String> values, String name, boolean fallback) {
-        String value = values.get(name);
-        if (value == null) {
-            return fallback;
-        }
-        return switch (value) {
-            case "true" -> true;
-            case "false" -> false;
+    /** {@code --statistics}, or the older {@code --analyze=true|false} (analyzed, none); not both at odds. */
+    private static Statistics statistics(Map<String, String> values) {
+        String named = values.get("statistics");
+        @Nullable Statistics statistics = named == null ? null : switch (named) {
+            case "analyzed" -> Statistics.ANALYZED;
+            case "none" -> Statistics.NONE;
+            case "stale" -> Statistics.STALE;
             default -> throw new IllegalArgumentException(
-                    "--" + name + " must be true or false but was '" + value + "'");
+                    "--statistics must be analyzed, none or stale but was '" + named + "'");
         };
+        String analyze = values.get("analyze");
+        @Nullable Statistics byAnalyze = analyze == null ? null : switch (analyze) {
+            case "true" -> Statistics.ANALYZED;
+            case "false" -> Statistics.NONE;
+            default -> throw new IllegalArgumentException(
+                    "--analyze must be true or false but was '" + analyze + "'");
+        };
+        if (statistics != null && byAnalyze != null && statistics != byAnalyze) {
+            throw new IllegalArgumentException("--analyze=" + analyze + " contradicts --statistics=" + named);
+        }
+        return statistics != null ? statistics : byAnalyze != null ? byAnalyze : Statistics.ANALYZED;
     }
 
     private static int integer(Map<String, String> values, String name, int fallback) {

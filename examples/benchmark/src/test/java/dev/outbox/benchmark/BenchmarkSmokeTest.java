@@ -40,6 +40,8 @@ class BenchmarkSmokeTest {
                 "--latency-seconds=3", "--latency-rate=100", "--warmup-seconds=1",
                 "--idle-seconds=3", "--settle-seconds=1",
                 "--drain-timeout-seconds=60",
+                // The drains' most involved preparation; the driver fails a drain whose statistics are not as claimed.
+                "--statistics=stale",
                 "--out=" + OUT,
                 // Not measuring here: quicker JVM start-up for the seven node JVMs.
                 "--node-jvm-option=-Xmx256m", "--node-jvm-option=-XX:TieredStopAtLevel=1",
@@ -50,6 +52,7 @@ class BenchmarkSmokeTest {
         assertThat(json.path("environment").path("jdk").asString()).isNotBlank();
         assertThat(json.path("environment").path("postgres").asString()).contains("PostgreSQL");
         assertThat(json.path("parameters").path("records").asInt()).isEqualTo(2000);
+        assertThat(json.path("parameters").path("statistics").asString()).isEqualTo("stale");
         assertThat(json.path("totalSeconds").asDouble()).isPositive();
 
         JsonNode measurements = json.path("measurements");
@@ -73,6 +76,11 @@ class BenchmarkSmokeTest {
             assertThat(drain.path("goToFirstCallMs").asDouble()).as(name + ": first handler call after the gate")
                     .isNotNegative();
             assertChecksHold(name, drain.path("checks"), 2000);
+            JsonNode statistics = drain.path("statistics");
+            assertThat(statistics.path("mode").asString()).as(name).isEqualTo("stale");
+            assertThat(statistics.path("pgStatsStatusMostCommonValues").asString()).as(name).isEqualTo("{COMPLETED}");
+            assertThat(statistics.path("plannedNewRows").asLong()).as(name + ": NEW rows the planner expects")
+                    .isLessThanOrEqualTo(20);
         }
         assertThat(measurements.path("drain2").path("checks").path("callsPerInstance").propertyNames())
                 .containsExactlyInAnyOrder("node-1", "node-2");
