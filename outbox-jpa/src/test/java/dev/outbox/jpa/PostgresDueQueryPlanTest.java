@@ -29,8 +29,14 @@ class PostgresDueQueryPlanTest {
     private static final int RECORDS = 20_000;
     private static final int COMPLETED = 19_000;
     private static final int LIMIT = 150;
-    /** Measured: without the partial indexes of changeset 004 the second scan touched 31,325 buffers; with them 357. */
-    private static final int MAX_BUFFERS = 2_000;
+    /**
+     * Measured: without the partial indexes of changeset 004 the second scan touched 31,325 buffers; with them 357 as
+     * long as the look at earlier records was a join, and 3,207 since it is a subquery per candidate (pinned so on
+     * PostgreSQL, see postgresql.xml): its bitmap probe reads the completed records' entries of the aggregate again
+     * until a vacuum, where the join's index scan marked them dead. The join read every open record per candidate
+     * once statistics said NEW records were rare.
+     */
+    private static final int MAX_BUFFERS = 5_000;
     /** Measured: 10 (five probes of the (status, sequence_no) index, 0.05 ms) over 20,000 rows. */
     private static final int MAX_LOOK_BUFFERS = 40;
 

@@ -171,6 +171,12 @@ class PostgresStatementPlanTest extends AbstractStatementPlanTest {
                 violations.add("reads " + table + " through " + index + " (" + type + "), not by its primary key");
             }
         }
+        boolean probesByAggregate = nodes(plan).anyMatch(node -> node.path("Index Cond").asString("")
+                .contains("aggregate_id"));
+        if (statement.name().contains("headOfAggregate") && !probesByAggregate) {
+            violations.add("looks at a candidate's earlier records without an index probe by aggregate_id: reads "
+                    + "every open record per candidate");
+        }
         return violations;
     }
 }
