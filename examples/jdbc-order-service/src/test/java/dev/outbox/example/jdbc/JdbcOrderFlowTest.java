@@ -12,7 +12,7 @@ import org.springframework.jdbc.core.simple.JdbcClient;
 import org.springframework.transaction.support.TransactionTemplate;
 
 /** The example as it runs: orders written with JdbcClient, their events handled after commit, rollbacks leave none. */
-@SpringBootTest
+@SpringBootTest(properties = "demo.enabled=false")
 class JdbcOrderFlowTest {
 
     @Autowired
