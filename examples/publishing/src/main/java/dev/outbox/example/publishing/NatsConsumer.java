@@ -6,6 +6,8 @@ import io.nats.client.Dispatcher;
 import io.nats.client.JetStreamApiException;
 import io.nats.client.JetStreamSubscription;
 import io.nats.client.PushSubscribeOptions;
+import io.nats.client.api.ConsumerConfiguration;
+import io.nats.client.api.DeliverPolicy;
 import io.nats.client.api.StorageType;
 import io.nats.client.api.StreamConfiguration;
 import java.io.IOException;
@@ -17,7 +19,7 @@ import org.springframework.stereotype.Component;
 
 /**
  * The {@code nats} profile's stream (created at startup when missing; JetStream keeps it) and its consumer: an ordered
- * push consumer of the stream's subjects, on the outbox's own connection.
+ * push consumer of the stream's subjects, on the outbox's own connection, of the messages stored from its start on.
  */
 @Component
 @Profile("nats")
@@ -39,7 +41,10 @@ class NatsConsumer implements DisposableBean {
                         message.getHeaders().getFirst(OutboxMessageHeaders.AGGREGATE_ID),
                         Long.parseLong(message.getHeaders().getFirst(OutboxMessageHeaders.SEQUENCE)),
                         new String(message.getData(), StandardCharsets.UTF_8))),
-                false, PushSubscribeOptions.builder().ordered(true).build());
+                false, PushSubscribeOptions.builder().ordered(true)
+                        // this run's messages only: the stream keeps those of earlier runs
+                        .configuration(ConsumerConfiguration.builder().deliverPolicy(DeliverPolicy.New).build())
+                        .build());
     }
 
     @Override
