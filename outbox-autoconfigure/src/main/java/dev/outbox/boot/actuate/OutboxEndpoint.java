@@ -27,8 +27,8 @@ import java.util.Set;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Future;
-import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.SynchronousQueue;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.Semaphore;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -82,6 +82,11 @@ public class OutboxEndpoint {
     private final Duration operationTimeout;
     /** Runs the write operations, so that a caller waits for one at most {@link #operationTimeout}. */
     private final ExecutorService operations;
+    /**
+     * Admits at most {@link #OPERATIONS_IN_FLIGHT} operations; the permit is given back inside the operation, before
+     * its caller is answered, so an operator's next call never finds it still taken by the one answered before.
+     */
+    private final Semaphore inFlight = new Semaphore(OPERATIONS_IN_FLIGHT);
 
     public OutboxEndpoint(OutboxMonitor monitor, @Nullable ClusterCoordinator coordinator, String instanceId,
             OutboxAdmin admin, Clock clock) {
@@ -97,11 +102,12 @@ public class OutboxEndpoint {
         this.failedRecords = new LatestReading<>("outbox-endpoint", () -> readFailedRecords(admin),
                 Duration.ZERO, clock);
         this.operationTimeout = operationTimeout;
-        // no queue: an operation that finds every thread waiting on the database is refused rather than queued;
-        // idle threads end, so that endpoints of closed applications leave none behind
-        ThreadPoolExecutor pool = new ThreadPoolExecutor(0, OPERATIONS_IN_FLIGHT,
-                IDLE_OPERATION_THREAD_TIMEOUT.toSeconds(), TimeUnit.SECONDS, new SynchronousQueue<>(),
+        // the permits bound what waits on the database; the queue only bridges the moment a thread takes to come back
+        // for the next operation; idle threads end, so that endpoints of closed applications leave none behind
+        ThreadPoolExecutor pool = new ThreadPoolExecutor(OPERATIONS_IN_FLIGHT, OPERATIONS_IN_FLIGHT,
+                IDLE_OPERATION_THREAD_TIMEOUT.toSeconds(), TimeUnit.SECONDS, new LinkedBlockingQueue<>(),
                 DaemonThreads.numbered("outbox-endpoint-operation"));
+        pool.allowCoreThreadTimeOut(true);
         this.operations = pool;
     }
 
@@ -143,13 +149,17 @@ public class OutboxEndpoint {
      * answered 500.
      */
     private WebEndpointResponse<Object> operate(String action, List<String> allowed, IntSupplier operation) {
-        Future<Integer> result;
-        try {
-            result = operations.submit(operation::getAsInt);
-        } catch (RejectedExecutionException busy) {
+        if (!inFlight.tryAcquire()) {
             return unavailable(action, OPERATIONS_IN_FLIGHT + " earlier operations are still waiting for the outbox "
                     + "tables; nothing was done");
         }
+        Future<Integer> result = operations.submit(() -> {
+            try {
+                return operation.getAsInt();
+            } finally {
+                inFlight.release();
+            }
+        });
         try {
             return done(action, result.get(operationTimeout.toNanos(), TimeUnit.NANOSECONDS));
         } catch (TimeoutException unanswered) {

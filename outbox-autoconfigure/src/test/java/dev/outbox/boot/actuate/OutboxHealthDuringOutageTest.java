@@ -18,9 +18,11 @@ import dev.outbox.testkit.DatabaseHang;
 import java.lang.reflect.Proxy;
 import java.sql.SQLException;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Function;
@@ -151,6 +153,44 @@ class OutboxHealthDuringOutageTest {
         }
         assertThat(hang.blockedCalls()).as("operations waiting on the database").isEqualTo(
                 OutboxEndpoint.OPERATIONS_IN_FLIGHT);
+    }
+
+    /**
+     * CI once answered an operator's call 503 "2 earlier operations are still waiting" when both earlier calls had
+     * been answered: their threads had not yet come back for work when the next call arrived.
+     */
+    @Test
+    void operationsOneAfterAnotherAreNeverRefusedAsBusy() throws Exception {
+        OutboxAdmin admin = OutboxAdmin.builder().store(records).clock(clock).build();
+        OutboxEndpoint endpoint = new OutboxEndpoint(monitor, coordinator, "node-a", admin, clock);
+        // busy cores, as on CI, are what leaves an answered operation's thread short of taking the next one
+        AtomicBoolean running = new AtomicBoolean(true);
+        List<Thread> spinners = new ArrayList<>();
+        for (int i = 0; i < 2 * Runtime.getRuntime().availableProcessors(); i++) {
+            spinners.add(startDaemon(() -> {
+                while (running.get()) {
+                    Thread.onSpinWait();
+                }
+            }));
+        }
+        try {
+            for (int i = 0; i < 20_000; i++) {
+                WebEndpointResponse<Object> response = endpoint.act("record-" + i, "retry");
+                assertThat(response.getBody()).as("operation %d", i).isEqualTo(new AdminResult("retry", 0));
+            }
+        } finally {
+            running.set(false);
+            for (Thread spinner : spinners) {
+                spinner.join();
+            }
+        }
+    }
+
+    private static Thread startDaemon(Runnable work) {
+        Thread thread = new Thread(work, "spinner");
+        thread.setDaemon(true);
+        thread.start();
+        return thread;
     }
 
     @Test
