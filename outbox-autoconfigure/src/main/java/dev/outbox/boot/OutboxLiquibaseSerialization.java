@@ -1,6 +1,6 @@
 package dev.outbox.boot;
 
-import dev.outbox.jpa.OutboxSchemaInitializer;
+import dev.outbox.jdbc.OutboxSchemaInitializer;
 import javax.sql.DataSource;
 import liquibase.integration.spring.SpringLiquibase;
 import org.springframework.beans.factory.ObjectProvider;

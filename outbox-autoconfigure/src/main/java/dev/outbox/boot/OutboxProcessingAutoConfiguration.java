@@ -3,7 +3,7 @@ package dev.outbox.boot;
 import dev.outbox.cluster.ClusterCoordinator;
 import dev.outbox.context.RecordContexts;
 import dev.outbox.handler.OutboxHandlers;
-import dev.outbox.jpa.JdbcOutboxStores;
+import dev.outbox.jdbc.JdbcOutboxStores;
 import dev.outbox.node.LocalWakeUps;
 import dev.outbox.node.OutboxNode;
 import dev.outbox.processing.OutboxProcessor;

@@ -3,7 +3,7 @@ package dev.outbox.boot;
 import dev.outbox.cluster.ClusterTimings;
 import dev.outbox.context.MdcRecordContext;
 import dev.outbox.internal.Checks;
-import dev.outbox.jpa.dialect.OutboxTables;
+import dev.outbox.jdbc.dialect.OutboxTables;
 import dev.outbox.processing.ProcessingOptions;
 import dev.outbox.retention.OutboxPurger;
 import dev.outbox.retry.OutboxRetryPolicy;

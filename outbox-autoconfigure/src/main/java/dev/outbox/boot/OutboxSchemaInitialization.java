@@ -1,7 +1,7 @@
 package dev.outbox.boot;
 
-import dev.outbox.jpa.OutboxSchemaInitializer;
-import dev.outbox.jpa.dialect.OutboxTables;
+import dev.outbox.jdbc.OutboxSchemaInitializer;
+import dev.outbox.jdbc.dialect.OutboxTables;
 import javax.sql.DataSource;
 import org.springframework.beans.factory.InitializingBean;
 

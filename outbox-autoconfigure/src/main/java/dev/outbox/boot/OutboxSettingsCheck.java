@@ -1,7 +1,7 @@
 package dev.outbox.boot;
 
-import dev.outbox.jpa.dialect.SchemaCheck;
-import dev.outbox.jpa.dialect.SharedTablesCheck;
+import dev.outbox.jdbc.dialect.SchemaCheck;
+import dev.outbox.jdbc.dialect.SharedTablesCheck;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.LinkedHashMap;

@@ -5,9 +5,9 @@ import dev.outbox.OutboxRecordRepository;
 import dev.outbox.PayloadSerializer;
 import dev.outbox.context.RecordContexts;
 import dev.outbox.handler.OutboxHandlers;
-import dev.outbox.jpa.JdbcOutboxRecordRepository;
-import dev.outbox.jpa.JdbcOutboxStores;
 import dev.outbox.jpa.JpaOutboxRecordRepository;
+import dev.outbox.jdbc.JdbcOutboxRecordRepository;
+import dev.outbox.jdbc.JdbcOutboxStores;
 import dev.outbox.node.LocalWakeUps;
 import dev.outbox.spi.OutboxObservation;
 import dev.outbox.spi.RecordContext;
@@ -40,6 +40,8 @@ import org.springframework.transaction.PlatformTransactionManager;
 @ConditionalOnBean({DataSource.class, PlatformTransactionManager.class})
 @ConditionalOnBooleanProperty(name = "outbox.enabled", matchIfMissing = true)
 public class OutboxWriteAutoConfiguration {
+
+    private static final String JPA_WRITE_PATH = "dev.outbox.jpa.JpaOutboxRecordRepository";
 
     @Bean
     @ConditionalOnMissingBean
@@ -83,9 +85,11 @@ public class OutboxWriteAutoConfiguration {
                 .maxPayloadBytes(properties.maxPayloadBytes()).build();
     }
 
-    /** On JPA: on the connection of the entity manager's transaction (the outbox maps no entity). */
+    /**
+     * On JPA with outbox-jpa: on the connection of the entity manager's transaction (the outbox maps no entity).
+     */
     @Configuration(proxyBeanMethods = false)
-    @ConditionalOnClass(name = "jakarta.persistence.EntityManagerFactory")
+    @ConditionalOnClass(name = {"jakarta.persistence.EntityManagerFactory", JPA_WRITE_PATH})
     @ConditionalOnBean(type = "jakarta.persistence.EntityManagerFactory")
     static class JpaWritePath {
 
@@ -101,9 +105,12 @@ public class OutboxWriteAutoConfiguration {
         }
     }
 
-    /** Without JPA: on the connection of the transaction of the {@code DataSource}. */
+    /**
+     * Without JPA, or without outbox-jpa: on the connection of the transaction of the {@code DataSource}, which
+     * {@code JpaTransactionManager} binds as well.
+     */
     @Configuration(proxyBeanMethods = false)
-    @Conditional(WithoutEntityManagerFactory.class)
+    @Conditional(WithoutJpaWritePath.class)
     static class JdbcWritePath {
 
         @Bean
@@ -118,15 +125,16 @@ public class OutboxWriteAutoConfiguration {
         }
     }
 
-    /** No {@code EntityManagerFactory} bean, or no JPA on the class path at all. */
-    static final class WithoutEntityManagerFactory extends NoneNestedConditions {
+    /** No {@code EntityManagerFactory} bean, or no outbox-jpa to write through it. */
+    static final class WithoutJpaWritePath extends NoneNestedConditions {
 
-        WithoutEntityManagerFactory() {
+        WithoutJpaWritePath() {
             super(ConfigurationPhase.REGISTER_BEAN);
         }
 
+        @ConditionalOnClass(name = {"jakarta.persistence.EntityManagerFactory", JPA_WRITE_PATH})
         @ConditionalOnBean(type = "jakarta.persistence.EntityManagerFactory")
-        static final class EntityManagerFactoryBean {
+        static final class JpaWritePathApplies {
         }
     }
 }

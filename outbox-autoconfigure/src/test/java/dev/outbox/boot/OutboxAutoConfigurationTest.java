@@ -9,9 +9,10 @@ import dev.outbox.OutboxRecordProcessor;
 import dev.outbox.OutboxRecordRepository;
 import dev.outbox.cluster.ClusterCoordinator;
 import dev.outbox.cluster.ClusterTimings;
-import dev.outbox.jpa.JdbcOutboxStores;
-import dev.outbox.jpa.dialect.SqlStatements;
-import dev.outbox.jpa.testing.ReadmeSnippets;
+import dev.outbox.jdbc.JdbcOutboxStores;
+import dev.outbox.jdbc.dialect.SqlStatements;
+import dev.outbox.jdbc.testing.ReadmeSnippets;
+import dev.outbox.jpa.JpaOutboxRecordRepository;
 import dev.outbox.metrics.MicrometerOutboxListener;
 import dev.outbox.metrics.OutboxMetrics;
 import dev.outbox.monitoring.OutboxMonitor;
@@ -45,10 +46,12 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.info.BuildProperties;
+import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.orm.jpa.JpaTransactionManager;
 import org.springframework.transaction.PlatformTransactionManager;
 import org.springframework.transaction.support.TransactionTemplate;
 
@@ -69,6 +72,29 @@ class OutboxAutoConfigurationTest {
                     "spring.datasource.url=jdbc:h2:mem:autoconfig_" + UUID.randomUUID() + ";DB_CLOSE_DELAY=-1",
                     "spring.jpa.hibernate.ddl-auto=none",
                     "outbox.schema-initialization.enabled=true");
+
+    /**
+     * outbox-starter-jdbc in an application that also has JPA: without outbox-jpa the records take the JDBC write
+     * path, on the connection the JPA transaction manager binds to the DataSource, and commit or roll back with it.
+     */
+    @Test
+    void aJpaApplicationWithoutOutboxJpaWritesOnTheConnectionOfItsJpaTransactions() {
+        runner.withClassLoader(new FilteredClassLoader(JpaOutboxRecordRepository.class)).run(context -> {
+            assertThat(context).hasNotFailed();
+            PlatformTransactionManager transactions = context.getBean(PlatformTransactionManager.class);
+            assertThat(transactions).isInstanceOf(JpaTransactionManager.class);
+            Outbox outbox = context.getBean(Outbox.class);
+            TransactionTemplate transaction = new TransactionTemplate(transactions);
+            transaction.executeWithoutResult(status -> outbox.schedule(new Ping("x"), "committed"));
+            transaction.executeWithoutResult(status -> {
+                outbox.schedule(new Ping("x"), "rolled-back");
+                status.setRollbackOnly();
+            });
+            assertThat(new JdbcTemplate(context.getBean(DataSource.class)).queryForList(
+                    "SELECT aggregate_id FROM outbox_record",
+                    String.class)).containsExactly("committed");
+        });
+    }
 
     @Test
     void propertyDefaultsAreTheEngineDefaults() {

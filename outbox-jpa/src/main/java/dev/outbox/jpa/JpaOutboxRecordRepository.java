@@ -1,9 +1,15 @@
 package dev.outbox.jpa;
 
+import dev.outbox.OutboxRecord;
 import dev.outbox.OutboxRecordRepository;
-import dev.outbox.jpa.dialect.SqlStatements;
+import dev.outbox.OutboxRecordStatus;
+import dev.outbox.jdbc.CommitHooks;
+import dev.outbox.jdbc.JdbcOutboxRecordRepository;
+import dev.outbox.jdbc.dialect.SqlStatements;
 import dev.outbox.spi.OutboxObservation;
 import jakarta.persistence.EntityManagerFactory;
+import java.util.List;
+import java.util.Optional;
 import javax.sql.DataSource;
 import org.springframework.orm.jpa.EntityManagerFactoryInfo;
 import org.springframework.transaction.PlatformTransactionManager;
@@ -12,15 +18,16 @@ import org.springframework.transaction.PlatformTransactionManager;
  * {@link OutboxRecordRepository} for JPA applications (Hibernate): records are written and read with the outbox's
  * SQL on the JDBC connection of the entity manager's transaction, which {@code JpaTransactionManager} binds to the
  * persistence unit's {@link DataSource}, so they commit or roll back with the entities; the transaction's records are
- * inserted as one JDBC batch just before it commits: the same write path as {@link JdbcOutboxRecordRepository}, on
- * the persistence unit's DataSource. The outbox maps no entity: the persistence unit needs no {@code @EntityScan} for it, and
+ * inserted as one JDBC batch just before it commits. It is {@link JdbcOutboxRecordRepository} on the persistence
+ * unit's DataSource. The outbox maps no entity: the persistence unit needs no {@code @EntityScan} for it, and
  * Hibernate's schema tooling never sees the outbox tables.
  */
-public final class JpaOutboxRecordRepository extends SqlRecordRepository {
+public final class JpaOutboxRecordRepository implements OutboxRecordRepository {
 
-    private JpaOutboxRecordRepository(DataSource dataSource, PlatformTransactionManager transactionManager,
-            SqlStatements sql, int maxPayloadBytes, CommitHooks hooks, OutboxObservation observation) {
-        super(dataSource, transactionManager, sql, maxPayloadBytes, hooks, observation);
+    private final JdbcOutboxRecordRepository records;
+
+    private JpaOutboxRecordRepository(JdbcOutboxRecordRepository records) {
+        this.records = records;
     }
 
     /**
@@ -42,7 +49,43 @@ public final class JpaOutboxRecordRepository extends SqlRecordRepository {
                     + "Spring (LocalContainerEntityManagerFactoryBean with a DataSource), or use "
                     + "JdbcOutboxRecordRepository on the DataSource");
         }
-        return new JpaOutboxRecordRepository(dataSource, transactionManager, sql, maxPayloadBytes, hooks,
-                observation);
+        return new JpaOutboxRecordRepository(new JdbcOutboxRecordRepository(dataSource, transactionManager, sql,
+                maxPayloadBytes, hooks, observation));
+    }
+
+    /** As {@link JdbcOutboxRecordRepository#save(OutboxRecord)}: joins the entity manager's transaction. */
+    @Override
+    public OutboxRecord save(OutboxRecord record) {
+        return records.save(record);
+    }
+
+    @Override
+    public List<OutboxRecord> saveAll(Iterable<OutboxRecord> batch) {
+        return records.saveAll(batch);
+    }
+
+    @Override
+    public boolean isTransactionActive() {
+        return records.isTransactionActive();
+    }
+
+    @Override
+    public Optional<OutboxRecord> findById(String id) {
+        return records.findById(id);
+    }
+
+    @Override
+    public List<OutboxRecord> findByAggregateId(String aggregateId) {
+        return records.findByAggregateId(aggregateId);
+    }
+
+    @Override
+    public List<OutboxRecord> findByStatus(OutboxRecordStatus status, int limit) {
+        return records.findByStatus(status, limit);
+    }
+
+    @Override
+    public long countByStatus(OutboxRecordStatus status) {
+        return records.countByStatus(status);
     }
 }

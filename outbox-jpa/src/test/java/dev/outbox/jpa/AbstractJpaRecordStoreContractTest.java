@@ -1,10 +1,11 @@
 package dev.outbox.jpa;
 
 import dev.outbox.OutboxRecord;
-import dev.outbox.jpa.dialect.OutboxTables;
+import dev.outbox.jdbc.AbstractDatabaseRecordStoreContractTest;
+import dev.outbox.jdbc.dialect.OutboxTables;
+import dev.outbox.jdbc.testing.TestDatabase;
+import dev.outbox.jdbc.testing.WriteFixture;
 import dev.outbox.jpa.testing.JpaOutboxFixture;
-import dev.outbox.jpa.testing.TestDatabase;
-import dev.outbox.jpa.testing.WriteFixture;
 import java.util.function.Function;
 
 /** The store contract of outbox-core with the JPA write repository. */

@@ -3,9 +3,10 @@ package dev.outbox.jpa;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.outbox.OutboxRecord;
+import dev.outbox.jdbc.AbstractWriteRepositoryTest;
+import dev.outbox.jdbc.testing.TestDatabase;
 import dev.outbox.jpa.testing.JpaOutboxFixture;
 import dev.outbox.jpa.testing.Shipment;
-import dev.outbox.jpa.testing.TestDatabase;
 import jakarta.persistence.EntityManager;
 import java.sql.Connection;
 import java.sql.DatabaseMetaData;

@@ -1,6 +1,6 @@
 package dev.outbox.jpa;
 
-import dev.outbox.jpa.testing.TestDatabase;
+import dev.outbox.jdbc.testing.TestDatabase;
 
 class MariaDbRecordStoreContractTest extends AbstractJpaRecordStoreContractTest {
 

@@ -2,7 +2,7 @@ package dev.outbox.benchmark;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
-import dev.outbox.jpa.OutboxSchemaInitializer;
+import dev.outbox.jdbc.OutboxSchemaInitializer;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.PreparedStatement;

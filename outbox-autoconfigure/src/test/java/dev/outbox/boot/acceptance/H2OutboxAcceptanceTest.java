@@ -1,6 +1,6 @@
 package dev.outbox.boot.acceptance;
 
-import dev.outbox.jpa.testing.TestDatabase;
+import dev.outbox.jdbc.testing.TestDatabase;
 
 class H2OutboxAcceptanceTest extends AbstractOutboxAcceptanceTest {
 

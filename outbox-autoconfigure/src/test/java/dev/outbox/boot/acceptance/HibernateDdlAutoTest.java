@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.outbox.OutboxRecord;
 import dev.outbox.OutboxRecordRepository;
 import dev.outbox.boot.testing.DatabasePerTestClass;
-import dev.outbox.jpa.testing.TestDatabase;
+import dev.outbox.jdbc.testing.TestDatabase;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.params.ParameterizedTest;

@@ -1,8 +1,8 @@
 package dev.outbox.boot.acceptance;
 
-import dev.outbox.jpa.dialect.OutboxTables;
-import dev.outbox.jpa.testing.TestDatabase;
-import dev.outbox.jpa.testing.TestTables;
+import dev.outbox.jdbc.dialect.OutboxTables;
+import dev.outbox.jdbc.testing.TestDatabase;
+import dev.outbox.jdbc.testing.TestTables;
 
 /**
  * The acceptance suite with {@code outbox.schema} and {@code outbox.table-prefix} set ({@link TestTables#prefixed}).

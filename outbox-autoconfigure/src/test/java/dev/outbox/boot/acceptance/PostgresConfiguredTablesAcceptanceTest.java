@@ -1,8 +1,8 @@
 package dev.outbox.boot.acceptance;
 
-import dev.outbox.jpa.dialect.OutboxTables;
-import dev.outbox.jpa.testing.TestDatabase;
-import dev.outbox.jpa.testing.TestTables;
+import dev.outbox.jdbc.dialect.OutboxTables;
+import dev.outbox.jdbc.testing.TestDatabase;
+import dev.outbox.jdbc.testing.TestTables;
 
 /**
  * The PostgreSQL acceptance suite, LISTEN/NOTIFY included (on the channel of these tables), with {@code outbox.schema}

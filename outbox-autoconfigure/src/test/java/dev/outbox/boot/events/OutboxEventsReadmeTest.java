@@ -1,6 +1,6 @@
 package dev.outbox.boot.events;
 
-import dev.outbox.jpa.testing.ReadmeSnippets;
+import dev.outbox.jdbc.testing.ReadmeSnippets;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
 

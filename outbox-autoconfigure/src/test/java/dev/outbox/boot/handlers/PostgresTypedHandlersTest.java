@@ -1,6 +1,6 @@
 package dev.outbox.boot.handlers;
 
-import dev.outbox.jpa.testing.TestDatabase;
+import dev.outbox.jdbc.testing.TestDatabase;
 
 class PostgresTypedHandlersTest extends AbstractTypedHandlersTest {
 

@@ -16,7 +16,7 @@ import dev.outbox.boot.actuate.NamedOutboxesEndpoint;
 import dev.outbox.boot.actuate.OutboxActuatorAutoConfiguration;
 import dev.outbox.boot.actuate.OutboxEndpoint.OutboxReport;
 import dev.outbox.handler.HandlerRegistration;
-import dev.outbox.jpa.testing.ReadmeSnippets;
+import dev.outbox.jdbc.testing.ReadmeSnippets;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.nio.file.Path;

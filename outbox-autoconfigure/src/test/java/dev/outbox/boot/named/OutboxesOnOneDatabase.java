@@ -4,7 +4,7 @@ import dev.outbox.boot.NamedOutboxesAutoConfiguration;
 import dev.outbox.boot.OutboxHandlersAutoConfiguration;
 import dev.outbox.boot.OutboxStoreAutoConfiguration;
 import dev.outbox.boot.OutboxWriteAutoConfiguration;
-import dev.outbox.jpa.testing.TestDatabase;
+import dev.outbox.jdbc.testing.TestDatabase;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 

@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.outbox.boot.NamedOutboxes;
 import dev.outbox.handler.HandlerRegistration;
-import dev.outbox.jpa.testing.TestDatabase;
+import dev.outbox.jdbc.testing.TestDatabase;
 import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;

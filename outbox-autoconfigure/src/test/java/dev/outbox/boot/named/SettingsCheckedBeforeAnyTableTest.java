@@ -2,8 +2,8 @@ package dev.outbox.boot.named;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.outbox.jpa.testing.TestDatabase;
-import dev.outbox.jpa.testing.TestDatabase.Kind;
+import dev.outbox.jdbc.testing.TestDatabase;
+import dev.outbox.jdbc.testing.TestDatabase.Kind;
 import java.util.ArrayList;
 import java.util.EnumMap;
 import java.util.List;

@@ -13,7 +13,7 @@ import dev.outbox.boot.OutboxProcessingAutoConfiguration;
 import dev.outbox.boot.OutboxStoreAutoConfiguration;
 import dev.outbox.boot.OutboxWriteAutoConfiguration;
 import dev.outbox.handler.HandlerRegistration;
-import dev.outbox.jpa.testing.TestDatabase;
+import dev.outbox.jdbc.testing.TestDatabase;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;

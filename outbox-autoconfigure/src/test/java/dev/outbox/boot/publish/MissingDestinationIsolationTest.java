@@ -9,7 +9,7 @@ import dev.outbox.OutboxRecordRepository;
 import dev.outbox.OutboxRecordStatus;
 import dev.outbox.boot.testing.DatabasePerTestClass;
 import dev.outbox.boot.testing.InJvmKafkaBroker;
-import dev.outbox.jpa.testing.TestDatabase;
+import dev.outbox.jdbc.testing.TestDatabase;
 import dev.outbox.testkit.TestBrokers;
 import io.nats.client.Connection;
 import io.nats.client.Nats;

@@ -7,7 +7,7 @@ import dev.outbox.Outbox;
 import dev.outbox.OutboxRecord;
 import dev.outbox.OutboxRecordRepository;
 import dev.outbox.OutboxRecordStatus;
-import dev.outbox.jpa.testing.ReadmeSnippets;
+import dev.outbox.jdbc.testing.ReadmeSnippets;
 import dev.outbox.testkit.DeliveryCheck;
 import java.time.Duration;
 import java.util.ArrayList;

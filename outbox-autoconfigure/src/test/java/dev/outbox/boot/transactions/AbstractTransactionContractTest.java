@@ -11,7 +11,7 @@ import dev.outbox.boot.transactions.ContractApplication.OrderService;
 import dev.outbox.boot.transactions.ContractApplication.Orders;
 import dev.outbox.boot.transactions.ContractApplication.WriteAfterCommit;
 import dev.outbox.boot.transactions.ContractApplication.WriteOnCommit;
-import dev.outbox.jpa.testing.TestDatabase;
+import dev.outbox.jdbc.testing.TestDatabase;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.List;

@@ -2,7 +2,7 @@ package dev.outbox.boot.transactions;
 
 import dev.outbox.Outbox;
 import dev.outbox.boot.transactions.ContractApplication.Orders;
-import dev.outbox.jpa.testing.TestDatabase;
+import dev.outbox.jdbc.testing.TestDatabase;
 import java.util.List;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.jdbc.core.JdbcTemplate;

@@ -1,6 +1,6 @@
 package dev.outbox.boot.transactions;
 
-import dev.outbox.jpa.testing.TestDatabase;
+import dev.outbox.jdbc.testing.TestDatabase;
 
 class MariaDbNamedOutboxTransactionContractTest extends NamedOutboxContract {
 

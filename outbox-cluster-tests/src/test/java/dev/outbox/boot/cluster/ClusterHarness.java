@@ -4,9 +4,9 @@ import static org.awaitility.Awaitility.await;
 
 import dev.outbox.OutboxRecord;
 import dev.outbox.OutboxRecordStatus;
-import dev.outbox.jpa.OutboxSchemaInitializer;
-import dev.outbox.jpa.dialect.DatabaseDialect;
-import dev.outbox.jpa.testing.TestDatabase;
+import dev.outbox.jdbc.OutboxSchemaInitializer;
+import dev.outbox.jdbc.dialect.DatabaseDialect;
+import dev.outbox.jdbc.testing.TestDatabase;
 import dev.outbox.partition.PartitionHasher;
 import java.io.IOException;
 import java.io.InputStream;

@@ -2,7 +2,7 @@ package dev.outbox.boot.cluster;
 
 import com.zaxxer.hikari.HikariDataSource;
 import dev.outbox.handler.HandlerRegistration;
-import dev.outbox.jpa.dialect.SqlStatements;
+import dev.outbox.jdbc.dialect.SqlStatements;
 import java.time.Clock;
 import java.time.Duration;
 import javax.sql.DataSource;

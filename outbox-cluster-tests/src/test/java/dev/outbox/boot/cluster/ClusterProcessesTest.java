@@ -17,7 +17,7 @@ import dev.outbox.boot.cluster.ClusterHarness.Duplicate;
 import dev.outbox.boot.cluster.ClusterHarness.HandlerCall;
 import dev.outbox.boot.cluster.ClusterHarness.OwnershipChange;
 import dev.outbox.boot.cluster.ClusterHarness.RecordCall;
-import dev.outbox.jpa.testing.TestDatabase;
+import dev.outbox.jdbc.testing.TestDatabase;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Comparator;

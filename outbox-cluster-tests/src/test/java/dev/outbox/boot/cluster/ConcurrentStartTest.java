@@ -3,7 +3,7 @@ package dev.outbox.boot.cluster;
 import static dev.outbox.boot.cluster.ClusterAssertions.name;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.outbox.jpa.testing.TestDatabase;
+import dev.outbox.jdbc.testing.TestDatabase;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -18,7 +18,7 @@ import org.junit.jupiter.params.provider.EnumSource;
  * creates the schema at startup, through the outbox's schema initialization or through the application's own
  * Liquibase (Spring Boot's) whose master includes the outbox changelog; all three must come up, the changelog must
  * run once, and the three must share the partitions (issue 17). Repeated runs of the same race in one JVM are
- * outbox-jpa's ConcurrentSchemaInitializationTest.
+ * outbox-jdbc's ConcurrentSchemaInitializationTest.
  */
 @ExtendWith(NodeLogsOnFailure.class)
 @Timeout(value = 5, unit = TimeUnit.MINUTES)
@@ -28,8 +28,8 @@ class ConcurrentStartTest {
     /** Changesets of the outbox changelog: 14 everywhere, and PostgreSQL's two partial indexes. */
     private static final int POSTGRES_CHANGESETS = 17;
     private static final int MARIADB_CHANGESETS = 15;
-    /** The application changelog of outbox-jpa's tests: two changesets of its own around the outbox include. */
-    private static final String APPLICATION_CHANGELOG = "classpath:dev/outbox/jpa/app-changelog-master.xml";
+    /** The application changelog of outbox-jdbc's tests: two changesets of its own around the outbox include. */
+    private static final String APPLICATION_CHANGELOG = "classpath:dev/outbox/jdbc/app-changelog-master.xml";
     private static final int APPLICATION_CHANGESETS = 2;
     /** About when three JVMs on two cores reach their first bean (2-3 s alone, longer under CI's load). */
     private static final Duration START_DELAY = Duration.ofSeconds(10);

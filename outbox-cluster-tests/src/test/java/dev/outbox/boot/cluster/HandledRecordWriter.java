@@ -3,7 +3,7 @@ package dev.outbox.boot.cluster;
 import dev.outbox.OutboxRecord;
 import dev.outbox.OutboxRecordProcessor;
 import dev.outbox.handler.RecordMetadata;
-import dev.outbox.jpa.dialect.DatabaseDialect;
+import dev.outbox.jdbc.dialect.DatabaseDialect;
 import java.time.Duration;
 import java.time.Instant;
 import org.jspecify.annotations.Nullable;

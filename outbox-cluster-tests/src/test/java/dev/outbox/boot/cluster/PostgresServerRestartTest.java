@@ -8,7 +8,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.outbox.boot.cluster.HealthWatch.Reading;
 import dev.outbox.boot.cluster.PrivatePostgres.StopMode;
-import dev.outbox.jpa.testing.TestDatabase;
+import dev.outbox.jdbc.testing.TestDatabase;
 import java.net.URI;
 import java.time.Duration;
 import java.util.ArrayList;

@@ -3,7 +3,7 @@ package dev.outbox.boot.cluster;
 import static dev.outbox.boot.cluster.ClusterAssertions.name;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.outbox.jpa.testing.TestDatabase;
+import dev.outbox.jdbc.testing.TestDatabase;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;

@@ -1,11 +1,14 @@
 package dev.outbox.jpa.testing;
 
-import dev.outbox.jpa.JdbcRecordStore;
+import dev.outbox.jdbc.JdbcRecordStore;
+import dev.outbox.jdbc.OutboxSchemaInitializer;
+import dev.outbox.jdbc.dialect.DatabaseDialect;
+import dev.outbox.jdbc.dialect.OutboxTables;
+import dev.outbox.jdbc.dialect.SqlStatements;
+import dev.outbox.jdbc.testing.CountingCommitHooks;
+import dev.outbox.jdbc.testing.TestDatabase;
+import dev.outbox.jdbc.testing.WriteFixture;
 import dev.outbox.jpa.JpaOutboxRecordRepository;
-import dev.outbox.jpa.OutboxSchemaInitializer;
-import dev.outbox.jpa.dialect.DatabaseDialect;
-import dev.outbox.jpa.dialect.OutboxTables;
-import dev.outbox.jpa.dialect.SqlStatements;
 import dev.outbox.spi.OutboxObservation;
 import jakarta.persistence.EntityManagerFactory;
 import java.util.Map;

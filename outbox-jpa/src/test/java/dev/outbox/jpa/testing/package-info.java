@@ -1,6 +1,4 @@
-/**
- * Test support shared through this module's test-jar: throw-away H2 and PostgreSQL databases.
- */
+/** Test support: a JPA persistence unit with an entity of its own beside the outbox tables. */
 @NullMarked
 package dev.outbox.jpa.testing;
 

@@ -1,7 +1,7 @@
 package dev.outbox.boot.acceptance;
 
 import dev.outbox.boot.jdbc.JdbcAcceptanceApplication;
-import dev.outbox.jpa.testing.TestDatabase;
+import dev.outbox.jdbc.testing.TestDatabase;
 
 /** The acceptance suite on the JDBC starter: no JPA on the class path, business writes with JdbcClient. */
 class MariaDbJdbcStarterAcceptanceTest extends AbstractOutboxAcceptanceTest {

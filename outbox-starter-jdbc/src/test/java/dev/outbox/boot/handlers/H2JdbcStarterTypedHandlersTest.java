@@ -1,6 +1,6 @@
 package dev.outbox.boot.handlers;
 
-import dev.outbox.jpa.testing.TestDatabase;
+import dev.outbox.jdbc.testing.TestDatabase;
 
 /** The typed-handler suite on the JDBC starter. */
 class H2JdbcStarterTypedHandlersTest extends AbstractTypedHandlersTest {

@@ -10,7 +10,7 @@ import dev.outbox.OutboxRecordStatus;
 import dev.outbox.boot.events.modulith.orders.OrderManagement;
 import dev.outbox.boot.testing.DatabasePerTestClass;
 import dev.outbox.boot.testing.InJvmKafkaBroker;
-import dev.outbox.jpa.testing.TestDatabase;
+import dev.outbox.jdbc.testing.TestDatabase;
 import dev.outbox.publish.OutboxMessageHeaders;
 import java.time.Duration;
 import java.util.ArrayList;

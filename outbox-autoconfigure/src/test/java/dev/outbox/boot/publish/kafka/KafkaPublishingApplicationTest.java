@@ -7,7 +7,7 @@ import dev.outbox.OutboxRecord;
 import dev.outbox.boot.publish.PublishingApplication;
 import dev.outbox.boot.testing.DatabasePerTestClass;
 import dev.outbox.boot.testing.InJvmKafkaBroker;
-import dev.outbox.jpa.testing.TestDatabase;
+import dev.outbox.jdbc.testing.TestDatabase;
 import dev.outbox.publish.OutboxMessageHeaders;
 import dev.outbox.testkit.DeliveryCheck;
 import java.nio.charset.StandardCharsets;

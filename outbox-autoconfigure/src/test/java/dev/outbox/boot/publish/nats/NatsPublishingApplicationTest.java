@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.outbox.OutboxRecord;
 import dev.outbox.boot.publish.PublishingApplication;
 import dev.outbox.boot.testing.DatabasePerTestClass;
-import dev.outbox.jpa.testing.TestDatabase;
+import dev.outbox.jdbc.testing.TestDatabase;
 import dev.outbox.publish.OutboxMessageHeaders;
 import dev.outbox.testkit.DeliveryCheck;
 import dev.outbox.testkit.TestBrokers;

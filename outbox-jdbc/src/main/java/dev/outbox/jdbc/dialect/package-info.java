@@ -1,0 +1,4 @@
+@NullMarked
+package dev.outbox.jdbc.dialect;
+
+import org.jspecify.annotations.NullMarked;

@@ -1,0 +1,4 @@
+@NullMarked
+package dev.outbox.jdbc;
+
+import org.jspecify.annotations.NullMarked;

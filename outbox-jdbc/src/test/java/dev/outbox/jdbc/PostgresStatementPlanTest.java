@@ -1,0 +1,182 @@
+package dev.outbox.jdbc;
+
+import dev.outbox.jdbc.testing.TestDatabase;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import org.springframework.jdbc.core.PreparedStatementSetter;
+import tools.jackson.databind.JsonNode;
+
+/**
+ * {@link AbstractStatementPlanTest} on PostgreSQL (autovacuum or not, statistics lag behind), in custom plans (the
+ * driver's first executions of a statement) and generic ones (pgjdbc prepares on the server from the fifth, and
+ * PostgreSQL may keep one generic plan from then on, however the table grows).
+ */
+class PostgresStatementPlanTest extends AbstractStatementPlanTest {
+
+    /** The application's table of records: ids as the outbox makes them, 10,000 aggregates round-robin. */
+    private static String insertRecords(int first, int last, String status) {
+        return "INSERT INTO " + RECORD_TABLE + " (id, status, aggregate_id, event_type, payload, partition_no, "
+                + "created_at, completed_at, next_retry_at) SELECT gen_random_uuid()::text, '" + status + "', "
+                + "'order-' || (g % 10000), 'OrderPlaced', '{\"orderId\":' || g || ',\"amount\":\"99.90\"}', "
+                + "(g % 10000) % 256, now(), " + ("NEW".equals(status) ? "NULL" : "now()") + ", now() "
+                + "FROM generate_series(" + first + ", " + last + ") g";
+    }
+
+    enum State implements StatisticsState {
+        NEVER_ANALYZED("never analyzed, empty") {
+            @Override
+            public void prepare(Connection connection) {
+                // As Liquibase leaves it: no statistics at all, the planner guesses from the table's few pages.
+            }
+        },
+        BULK_LOADED("150,000 NEW records loaded, never analyzed") {
+            @Override
+            public void prepare(Connection connection) throws SQLException {
+                execute(connection, insertRecords(1, 150_000, "NEW"));
+            }
+        },
+        ANALYZED_WHILE_NEW_WAS_RARE("analyzed while NEW records were rare, then 150,000 NEW records loaded") {
+            @Override
+            public void prepare(Connection connection) throws SQLException {
+                // The state of a running outbox after a burst, before autoanalyze catches up: the statistics (kept
+                // across TRUNCATE) say NEW rows are rare, so the index of NEW rows looks like a few probes.
+                execute(connection, insertRecords(1, 100_000, "COMPLETED"), "ANALYZE " + RECORD_TABLE,
+                        "TRUNCATE " + RECORD_TABLE, insertRecords(100_001, 250_000, "NEW"));
+            }
+        },
+        BELIEVED_TEN_MILLION_ROWS("analyzed, then believed to hold 10,000,000 records") {
+            @Override
+            public void prepare(Connection connection) throws SQLException {
+                // Real statistics of a drained table (mostly COMPLETED), then the size the planner scales them to:
+                // it takes reltuples/relpages as a density and multiplies by the relation's real page count.
+                execute(connection, insertRecords(1, 19_000, "COMPLETED"), insertRecords(19_001, 20_000, "NEW"),
+                        "ANALYZE " + RECORD_TABLE,
+                        "UPDATE pg_class SET reltuples = 1e7, relpages = greatest(1, pg_relation_size(oid) / 8192) "
+                                + "WHERE oid IN (SELECT indexrelid FROM pg_index WHERE indrelid = '" + RECORD_TABLE
+                                + "'::regclass) OR oid = '" + RECORD_TABLE + "'::regclass");
+            }
+        };
+
+        private final String description;
+
+        State(String description) {
+            this.description = description;
+        }
+
+        @Override
+        public String description() {
+            return description;
+        }
+    }
+
+    enum Mode implements PlanMode {
+        CUSTOM("custom plan"),
+        GENERIC("generic plan");
+
+        private final String description;
+
+        Mode(String description) {
+            this.description = description;
+        }
+
+        @Override
+        public String description() {
+            return description;
+        }
+    }
+
+    @Override
+    TestDatabase.Kind databaseKind() {
+        return TestDatabase.Kind.POSTGRES;
+    }
+
+    @Override
+    String databaseName() {
+        return "PostgreSQL";
+    }
+
+    @Override
+    List<State> states() {
+        return List.of(State.values());
+    }
+
+    @Override
+    List<Mode> planModes() {
+        return List.of(Mode.values());
+    }
+
+    /**
+     * A custom plan is what EXPLAIN of the statement with its values bound shows: the planner takes them as constants,
+     * as in the driver's first executions. The generic plan is made without values (so EXECUTE gives it nulls):
+     * the statement is prepared and plan_cache_mode forces the generic plan.
+     */
+    @Override
+    JsonNode explain(Connection connection, String positionalSql, PreparedStatementSetter parameters,
+            PlanMode mode) throws SQLException {
+        if (mode == Mode.CUSTOM) {
+            return readPlan(connection, "EXPLAIN (FORMAT JSON) " + positionalSql, parameters);
+        }
+        int count = (int) positionalSql.chars().filter(c -> c == '?').count();
+        execute(connection, "SET plan_cache_mode = force_generic_plan",
+                "PREPARE hot_statement AS " + numbered(positionalSql));
+        try {
+            return readPlan(connection, "EXPLAIN (FORMAT JSON) EXECUTE hot_statement"
+                    + (count == 0 ? "" : "(" + String.join(", ", Collections.nCopies(count, "NULL")) + ")"),
+                    statement -> { });
+        } finally {
+            execute(connection, "DEALLOCATE hot_statement", "RESET plan_cache_mode");
+        }
+    }
+
+    /** JDBC's ? placeholders as PREPARE's $1, $2, …; our statements have no ? in a literal. */
+    private static String numbered(String positionalSql) {
+        StringBuilder numbered = new StringBuilder();
+        int parameter = 0;
+        for (char c : positionalSql.toCharArray()) {
+            if (c == '?') {
+                numbered.append('$').append(++parameter);
+            } else {
+                numbered.append(c);
+            }
+        }
+        return numbered.toString();
+    }
+
+    /**
+     * A Seq Scan of the table fails, but for a statement over a batch of keys on the empty table: never analyzed and
+     * without pages, it counts as ten pages, and reading them costs less than any ten index lookups (the generic
+     * plan's guess at an array's length), whatever the statement's shape. A plan cached from there reads the table
+     * whole (bounded by its size, not by its NEW rows times the batch) until the cache is dropped: by an ANALYZE, or
+     * the connection's end (the pool's maximum lifetime).
+     */
+    @Override
+    List<String> violations(JsonNode plan, HotStatements.Hot statement, StatisticsState state) {
+        List<String> violations = new ArrayList<>();
+        String table = statement.table();
+        // record.purge deletes a batch of ids too: those its subquery finds through the (status, sequence_no) index
+        boolean overABatchOfKeys = statement.access() == HotStatements.Access.BY_KEYS
+                || statement.name().equals("record.purge");
+        boolean seqScanAllowed = state == State.NEVER_ANALYZED && overABatchOfKeys;
+        for (JsonNode node : nodes(plan).filter(node -> node.has("Node Type")).toList()) {
+            String type = node.path("Node Type").asString("");
+            if (table.equals(node.path("Relation Name").asString("")) && type.equals("Seq Scan") && !seqScanAllowed) {
+                violations.add("reads all of " + table + " (Seq Scan)");
+            }
+            String index = node.path("Index Name").asString("");
+            if (statement.access() != HotStatements.Access.INDEXED && index.contains(table)
+                    && !index.equals("pk_" + table)) {
+                violations.add("reads " + table + " through " + index + " (" + type + "), not by its primary key");
+            }
+        }
+        boolean probesByAggregate = nodes(plan).anyMatch(node -> node.path("Index Cond").asString("")
+                .contains("aggregate_id"));
+        if (statement.name().contains("headOfAggregate") && !probesByAggregate) {
+            violations.add("looks at a candidate's earlier records without an index probe by aggregate_id: reads "
+                    + "every open record per candidate");
+        }
+        return violations;
+    }
+}

@@ -1,4 +1,0 @@
-@NullMarked
-package dev.outbox.jpa.dialect;
-
-import org.jspecify.annotations.NullMarked;
