@@ -110,9 +110,9 @@ final class NamedOutboxFactory {
         JdbcOutboxStores stores = JdbcOutboxStores.create(dataSource, sql, settings.listenNotify());
         try {
             LocalWakeUps wakeUps = new LocalWakeUps();
-            OutboxRecordRepository repository = OutboxWriteAutoConfiguration.jdbcRepository(dataSource,
+            OutboxRecordRepository repository = OutboxAssembly.jdbcRepository(dataSource,
                     transactionManager, stores, wakeUps, outboxHandlers, observation, contexts, properties);
-            Outbox outbox = OutboxWriteAutoConfiguration.writer(repository, serializer, clock, properties);
+            Outbox outbox = OutboxAssembly.writer(repository, serializer, clock, properties);
             boolean processes = !outboxHandlers.handlerIds().isEmpty()
                     || outboxHandlers.capabilities().recordProcessor();
             boolean background = processes && properties.processing().enabled();
@@ -120,12 +120,12 @@ final class NamedOutboxFactory {
             OutboxProcessor onDemand = processes && !background ? processor(name, stores, outboxHandlers).build()
                     : null;
             ClusterCoordinator cluster = node == null ? null : node.coordinator().orElseThrow();
-            OutboxMonitor monitor = OutboxStoreAutoConfiguration.monitor(stores.records(), outboxHandlers, cluster,
+            OutboxMonitor monitor = OutboxAssembly.monitor(stores.records(), outboxHandlers, cluster,
                     stores.instances(), stores.partitions(), clock, properties);
             if (meters != null) {
                 meters.bindGauges(name, monitor);
             }
-            OutboxAdmin admin = OutboxStoreAutoConfiguration.admin(stores.records(), wakeUps, clock);
+            OutboxAdmin admin = OutboxAssembly.admin(stores.records(), wakeUps, clock);
             log.info("Outbox '{}': {} on DataSource '{}', handlers {}, {}", name, sql.recordTable(),
                     settings.dataSource(), new TreeSet<>(outboxHandlers.handlerIds()), background
                             ? "processed in the background" : processes ? "processed when called" : "written only");
@@ -142,7 +142,7 @@ final class NamedOutboxFactory {
         if (meters != null) {
             outboxPartitionListeners.add(meters.partitionListener(name));
         }
-        return OutboxProcessingAutoConfiguration.node(processor(name, stores, outboxHandlers), stores,
+        return OutboxAssembly.node(processor(name, stores, outboxHandlers), stores,
                 stores.records(), stores.instances(), stores.partitions(), wakeUps, identity, outboxHandlers,
                 PartitionListener.composite(outboxPartitionListeners), clock, properties);
     }
@@ -152,7 +152,7 @@ final class NamedOutboxFactory {
         if (meters != null) {
             outboxListeners.add(meters.listener(name));
         }
-        return OutboxProcessingAutoConfiguration.processor(stores.records(), outboxHandlers, handlerBeans,
+        return OutboxAssembly.processor(stores.records(), outboxHandlers, handlerBeans,
                 outboxListeners, observation, contexts, clock, properties, environment);
     }
 

@@ -1,7 +1,6 @@
 package dev.outbox.boot;
 
 import dev.outbox.cluster.ClusterCoordinator;
-import dev.outbox.context.RecordContexts;
 import dev.outbox.handler.OutboxHandlers;
 import dev.outbox.jdbc.JdbcOutboxStores;
 import dev.outbox.node.LocalWakeUps;
@@ -14,22 +13,18 @@ import dev.outbox.spi.OutboxObservation;
 import dev.outbox.spi.RecordContext;
 import dev.outbox.spi.PartitionListener;
 import dev.outbox.spi.PartitionStore;
-import dev.outbox.spi.RecordPurge;
 import dev.outbox.spi.RecordStore;
 import java.time.Clock;
-import java.util.List;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.sql.init.dependency.DependsOnDatabaseInitialization;
-import org.springframework.boot.thread.Threading;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Conditional;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.core.env.Environment;
-import org.springframework.core.task.VirtualThreadTaskExecutor;
 
 /**
  * Processing, for applications that have something to process records with (a record processor, a handler bean or a
@@ -43,62 +38,13 @@ import org.springframework.core.task.VirtualThreadTaskExecutor;
 @Conditional(OutboxHandlerBeans.OnHandlersCondition.class)
 public class OutboxProcessingAutoConfiguration {
 
-    /** The processor's settings, handlers and observers, as every kind of processing uses them. */
-    static OutboxProcessor.Builder processor(RecordStore store, OutboxHandlers handlers,
-            OutboxHandlerBeans handlerBeans, List<OutboxListener> listeners, OutboxObservation observation,
-            List<RecordContext> contexts, Clock clock, OutboxProperties properties, Environment environment) {
-        OutboxProcessor.Builder builder = OutboxProcessor.builder()
-                .recordStore(store)
-                .routes(handlers)
-                .retryPolicy(handlerBeans.defaultRetryPolicy())
-                .listener(OutboxListener.composite(listeners))
-                // the writer's context (MDC entries, say) set around each handler call
-                .observation(RecordContexts.restoring(observation, properties.context().with(contexts)))
-                .clock(clock)
-                .options(properties.toProcessingOptions());
-        // spring.threads.virtual.enabled on Java 21+, as for Spring Boot's own executors.
-        if (Threading.VIRTUAL.isActive(environment)) {
-            builder.workerThreadFactory(new VirtualThreadTaskExecutor("outbox-worker-").getVirtualThreadFactory());
-        }
-        return builder;
-    }
-
     private static OutboxProcessor.Builder processor(RecordStore store, OutboxHandlers handlers,
             OutboxHandlerBeans handlerBeans, ObjectProvider<OutboxListener> listeners,
             ObjectProvider<OutboxObservation> observation, ObjectProvider<RecordContext> contexts, Clock clock,
             OutboxProperties properties, Environment environment) {
-        return processor(store, handlers, handlerBeans, listeners.orderedStream().toList(),
+        return OutboxAssembly.processor(store, handlers, handlerBeans, listeners.orderedStream().toList(),
                 observation.getIfAvailable(() -> OutboxObservation.NOOP), contexts.orderedStream().toList(), clock,
                 properties, environment);
-    }
-
-    /**
-     * A node of one outbox: its processor, its membership of that outbox's cluster (registered as {@code identity},
-     * with what {@code handlers} can process), purge unless off, and the wake-ups of this JVM and others.
-     */
-    static OutboxNode node(OutboxProcessor.Builder processor, JdbcOutboxStores stores, RecordStore store,
-            InstanceStore instances, PartitionStore partitions, LocalWakeUps wakeUps, OutboxInstanceIdentity identity,
-            OutboxHandlers handlers, PartitionListener partitionListener, Clock clock, OutboxProperties properties) {
-        OutboxNode.Builder node = OutboxNode.builder()
-                .processor(processor)
-                .cluster(ClusterCoordinator.builder()
-                        .instanceStore(instances)
-                        .heartbeatStore(stores.heartbeats())
-                        .partitionStore(partitions)
-                        .instanceId(identity.id())
-                        .hostname(identity.hostname())
-                        .port(identity.port())
-                        .capabilities(handlers.capabilities().withVersion(identity.version()))
-                        .timings(properties.instance().timings())
-                        .handOverTimeout(properties.instance().handOverTimeout())
-                        .partitionListener(partitionListener))
-                .wakeUpSource(wakeUps)
-                .wakeUpSource(stores.notifications());
-        if (properties.purge().enabled()) {
-            node.purger(properties.purge().toPurger(OutboxPurger.builder())
-                    .store(OutboxStoreAutoConfiguration.storeSide(RecordPurge.class, store, stores)).clock(clock));
-        }
-        return node.build();
     }
 
     /** Processing only when called ({@code processDueRecords()}), over every partition, outside any cluster. */
@@ -132,7 +78,7 @@ public class OutboxProcessingAutoConfiguration {
                 ObjectProvider<OutboxObservation> observation, ObjectProvider<RecordContext> contexts,
                 ObjectProvider<PartitionListener> partitionListeners, Clock clock, OutboxProperties properties,
                 Environment environment) {
-            return node(processor(store, handlers, handlerBeans, listeners, observation, contexts, clock, properties,
+            return OutboxAssembly.node(processor(store, handlers, handlerBeans, listeners, observation, contexts, clock, properties,
                     environment), stores, store, instances, partitions, wakeUps, identity, handlers,
                     PartitionListener.composite(partitionListeners.orderedStream().toList()), clock, properties);
         }

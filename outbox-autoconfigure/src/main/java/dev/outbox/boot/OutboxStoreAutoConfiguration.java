@@ -8,7 +8,6 @@ import dev.outbox.jdbc.dialect.DatabaseDialect;
 import dev.outbox.jdbc.dialect.SqlStatements;
 import dev.outbox.monitoring.OutboxMonitor;
 import dev.outbox.node.LocalWakeUps;
-import dev.outbox.partition.OwnedPartitions;
 import dev.outbox.spi.InstanceStore;
 import dev.outbox.spi.PartitionStore;
 import dev.outbox.spi.RecordAdministration;
@@ -16,7 +15,6 @@ import dev.outbox.spi.RecordStatistics;
 import dev.outbox.spi.RecordStore;
 import java.time.Clock;
 import javax.sql.DataSource;
-import org.jspecify.annotations.Nullable;
 import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
@@ -130,47 +128,15 @@ public class OutboxStoreAutoConfiguration {
     OutboxMonitor outboxMonitor(RecordStore store, JdbcOutboxStores stores, ObjectProvider<ClusterCoordinator> cluster,
             InstanceStore instances, PartitionStore partitions, ObjectProvider<OutboxHandlers> handlers, Clock clock,
             OutboxProperties properties) {
-        return monitor(storeSide(RecordStatistics.class, store, stores), handlers.getIfAvailable(),
+        return OutboxAssembly.monitor(OutboxAssembly.storeSide(RecordStatistics.class, store, stores), handlers.getIfAvailable(),
                 cluster.getIfAvailable(), instances, partitions, clock, properties);
-    }
-
-    /**
-     * The monitor of one outbox; {@code cluster} is null where it processes nothing in the background, and
-     * {@code handlers} null where it has none.
-     */
-    static OutboxMonitor monitor(RecordStatistics statistics, @Nullable OutboxHandlers handlers,
-            @Nullable ClusterCoordinator cluster, InstanceStore instances, PartitionStore partitions, Clock clock,
-            OutboxProperties properties) {
-        OutboxMonitor.Builder monitor = OutboxMonitor.builder().statistics(statistics).clock(clock)
-                .refreshInterval(properties.metrics().refreshInterval())
-                .ownership(OwnedPartitions::none);
-        if (handlers != null) {
-            monitor.capabilities(handlers.capabilities());
-        }
-        if (cluster != null) {
-            monitor.ownership(cluster).instances(instances, properties.instance().timings().staleTimeout())
-                    .partitions(partitions);
-        }
-        return monitor.build();
     }
 
     /** Operations on FAILED records; a retry wakes the local processor. */
     @Bean
     @ConditionalOnMissingBean
     OutboxAdmin outboxAdmin(RecordStore store, JdbcOutboxStores stores, LocalWakeUps wakeUps, Clock clock) {
-        return admin(storeSide(RecordAdministration.class, store, stores), wakeUps, clock);
+        return OutboxAssembly.admin(OutboxAssembly.storeSide(RecordAdministration.class, store, stores), wakeUps, clock);
     }
 
-    /** The admin of one outbox: a change makes records due, which wakes this JVM's processor of that outbox. */
-    static OutboxAdmin admin(RecordAdministration records, LocalWakeUps wakeUps, Clock clock) {
-        return OutboxAdmin.builder().store(records).clock(clock).afterChange(wakeUps::recordsDue).build();
-    }
-
-    /**
-     * One more side of the record store (statistics, administration, purge): the application's {@link RecordStore}
-     * when it has that side too, else the JDBC store, which has them all.
-     */
-    static <T> T storeSide(Class<T> side, RecordStore store, JdbcOutboxStores stores) {
-        return side.isInstance(store) ? side.cast(store) : side.cast(stores.records());
-    }
 }

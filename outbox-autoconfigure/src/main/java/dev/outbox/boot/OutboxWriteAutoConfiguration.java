@@ -3,17 +3,14 @@ package dev.outbox.boot;
 import dev.outbox.Outbox;
 import dev.outbox.OutboxRecordRepository;
 import dev.outbox.PayloadSerializer;
-import dev.outbox.context.RecordContexts;
 import dev.outbox.handler.OutboxHandlers;
 import dev.outbox.jpa.JpaOutboxRecordRepository;
-import dev.outbox.jdbc.JdbcOutboxRecordRepository;
 import dev.outbox.jdbc.JdbcOutboxStores;
 import dev.outbox.node.LocalWakeUps;
 import dev.outbox.spi.OutboxObservation;
 import dev.outbox.spi.RecordContext;
 import jakarta.persistence.EntityManagerFactory;
 import java.time.Clock;
-import java.util.List;
 import javax.sql.DataSource;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
@@ -47,7 +44,7 @@ public class OutboxWriteAutoConfiguration {
     @ConditionalOnMissingBean
     Outbox outbox(OutboxRecordRepository repository, PayloadSerializer serializer, Clock clock,
             OutboxProperties properties) {
-        return writer(repository, serializer, clock, properties);
+        return OutboxAssembly.writer(repository, serializer, clock, properties);
     }
 
     /**
@@ -57,33 +54,9 @@ public class OutboxWriteAutoConfiguration {
      */
     private static OutboxRecordRepository fannedOut(OutboxRecordRepository repository, OutboxHandlers handlers,
             ObjectProvider<RecordContext> contexts, OutboxProperties properties) {
-        return fannedOut(repository, handlers, contexts.orderedStream().toList(), properties);
+        return OutboxAssembly.fannedOut(repository, handlers, contexts.orderedStream().toList(), properties);
     }
 
-    private static OutboxRecordRepository fannedOut(OutboxRecordRepository repository, OutboxHandlers handlers,
-            List<RecordContext> contexts, OutboxProperties properties) {
-        return RecordContexts.capturing(handlers.fanningOut(repository), properties.context().with(contexts));
-    }
-
-    /**
-     * The write repository of one outbox on plain JDBC: on the connection of the transaction bound to
-     * {@code dataSource}, fanned out to {@code handlers}; a commit wakes {@code wakeUps} and, where the database can,
-     * the other instances.
-     */
-    static OutboxRecordRepository jdbcRepository(DataSource dataSource, PlatformTransactionManager transactionManager,
-            JdbcOutboxStores stores, LocalWakeUps wakeUps, OutboxHandlers handlers, OutboxObservation observation,
-            List<RecordContext> contexts, OutboxProperties properties) {
-        return fannedOut(new JdbcOutboxRecordRepository(dataSource, transactionManager, stores.statements(),
-                properties.maxPayloadBytes(), stores.commitHooks(wakeUps), observation), handlers, contexts,
-                properties);
-    }
-
-    /** The writer of one outbox: events serialized into records saved through {@code repository}. */
-    static Outbox writer(OutboxRecordRepository repository, PayloadSerializer serializer, Clock clock,
-            OutboxProperties properties) {
-        return Outbox.builder().repository(repository).serializer(serializer).clock(clock)
-                .maxPayloadBytes(properties.maxPayloadBytes()).build();
-    }
 
     /**
      * On JPA with outbox-jpa: on the connection of the entity manager's transaction (the outbox maps no entity).
@@ -119,7 +92,7 @@ public class OutboxWriteAutoConfiguration {
                 PlatformTransactionManager transactionManager, JdbcOutboxStores stores, LocalWakeUps wakeUps,
                 OutboxHandlers handlers, ObjectProvider<OutboxObservation> observation,
                 ObjectProvider<RecordContext> contexts, OutboxProperties properties) {
-            return jdbcRepository(dataSource, transactionManager, stores, wakeUps, handlers,
+            return OutboxAssembly.jdbcRepository(dataSource, transactionManager, stores, wakeUps, handlers,
                     observation.getIfAvailable(() -> OutboxObservation.NOOP), contexts.orderedStream().toList(),
                     properties);
         }
