@@ -2,12 +2,13 @@ package dev.outbox.boot;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.outbox.jdbc.testing.ReadmeSnippets;
 import java.io.ByteArrayInputStream;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import javax.xml.parsers.DocumentBuilderFactory;
@@ -19,8 +20,9 @@ import org.w3c.dom.Node;
 import org.w3c.dom.NodeList;
 
 /**
- * The BOM manages exactly the modules an application may depend on, at the build's version, and every outbox
- * dependency block of the README names one of them without a version of its own (the BOM import gives it).
+ * The BOM manages exactly the modules an application may depend on, at the build's version, and every dependency
+ * block of README.md and docs/*.md names its dependencies without a version of their own (the BOM import they
+ * show gives the outbox's; Spring Boot's gives the rest), each outbox one a module of the BOM.
  */
 class BomTest {
 
@@ -56,34 +58,40 @@ class BomTest {
     }
 
     @Test
-    void theReadmesOutboxDependenciesAreManagedByTheBomAndCarryNoVersion() throws Exception {
+    void theDocumentationsDependenciesCarryNoVersionAndItsOutboxModulesAreManagedByTheBom() throws Exception {
         Document bom = parse(ROOT.resolve("outbox-bom/pom.xml"));
         List<String> managed = texts(bom.getDocumentElement(), "artifactId").stream()
                 .filter(id -> !id.equals("outbox-bom")).toList();
-        Matcher blocks = XML_BLOCK.matcher(Files.readString(ROOT.resolve("README.md")));
         List<String> named = new ArrayList<>();
-        while (blocks.find()) {
-            Document block = DocumentBuilderFactory.newInstance().newDocumentBuilder()
-                    .parse(new ByteArrayInputStream(("<block>" + blocks.group(1) + "</block>")
-                            .getBytes(StandardCharsets.UTF_8)));
-            NodeList dependencies = block.getElementsByTagName("dependency");
-            for (int i = 0; i < dependencies.getLength(); i++) {
-                Element dependency = (Element) dependencies.item(i);
-                if (!child(dependency, "groupId").getTextContent().equals("dev.outbox")) {
-                    continue;
+        for (Map.Entry<String, String> page : ReadmeSnippets.documentation().entrySet()) {
+            Matcher blocks = XML_BLOCK.matcher(page.getValue());
+            while (blocks.find()) {
+                Document block = DocumentBuilderFactory.newInstance().newDocumentBuilder()
+                        .parse(new ByteArrayInputStream(("<block>" + blocks.group(1) + "</block>")
+                                .getBytes(StandardCharsets.UTF_8)));
+                NodeList dependencies = block.getElementsByTagName("dependency");
+                for (int i = 0; i < dependencies.getLength(); i++) {
+                    Element dependency = (Element) dependencies.item(i);
+                    String groupId = child(dependency, "groupId").getTextContent();
+                    String artifactId = child(dependency, "artifactId").getTextContent();
+                    if (groupId.equals("dev.outbox")) {
+                        named.add(artifactId);
+                    }
+                    if (artifactId.equals("outbox-bom")) {
+                        assertThat(child(dependency, "scope").getTextContent()).isEqualTo("import");
+                        continue;
+                    }
+                    if (groupId.equals("dev.outbox")) {
+                        assertThat(managed).as("%s names %s", page.getKey(), artifactId).contains(artifactId);
+                    }
+                    // the outbox's BOM or Spring Boot's gives every version
+                    assertThat(child(dependency, "version")).as("%s gives %s a version", page.getKey(), artifactId)
+                            .isNull();
                 }
-                String artifactId = child(dependency, "artifactId").getTextContent();
-                named.add(artifactId);
-                if (artifactId.equals("outbox-bom")) {
-                    assertThat(child(dependency, "scope").getTextContent()).isEqualTo("import");
-                    continue;
-                }
-                assertThat(managed).as("README names %s", artifactId).contains(artifactId);
-                assertThat(child(dependency, "version")).as("README gives %s a version", artifactId).isNull();
             }
         }
-        assertThat(named).as("the README shows the BOM import and the starter").contains("outbox-bom",
-                "outbox-starter-jpa");
+        assertThat(named).as("the documentation shows the BOM import and the starters").contains("outbox-bom",
+                "outbox-starter-jpa", "outbox-starter-jdbc");
     }
 
     private static Document parse(Path pom) throws Exception {

@@ -24,8 +24,8 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
 /**
- * A complete processing node from outbox-core and outbox-jdbc alone, no Spring context: the README's snippet, run as
- * written on each database. The records are written with the JDBC repository.
+ * A complete processing node from outbox-core and outbox-jdbc alone, no Spring context: the snippet of
+ * docs/architecture.md, run as written on each database. The records are written with the JDBC repository.
  */
 class OutboxNodeWithoutSpringTest {
 
@@ -81,8 +81,8 @@ class OutboxNodeWithoutSpringTest {
     @Test
     void theReadmeShowsTheseLines() {
         Path source = Path.of("src/test/java/dev/outbox/jdbc/OutboxNodeWithoutSpringTest.java");
-        ReadmeSnippets.assertInReadme(source, "node without Spring");
-        ReadmeSnippets.assertInReadme(source, "node without Spring, stopped");
+        ReadmeSnippets.assertInDocs(source, "node without Spring");
+        ReadmeSnippets.assertInDocs(source, "node without Spring, stopped");
     }
 
     private void publish(OutboxRecord record) {

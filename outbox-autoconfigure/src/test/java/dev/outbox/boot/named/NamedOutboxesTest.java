@@ -53,7 +53,7 @@ import org.springframework.transaction.support.TransactionTemplate;
 class NamedOutboxesTest {
 
     private static final Duration PATIENCE = Duration.ofSeconds(60);
-    /** The README's "Several databases" properties, run as written. */
+    /** The properties of docs/several-databases.md, run as written. */
     private static final List<String> README_PROPERTIES =
             ReadmeSnippets.propertiesBlockSetting("outbox.outboxes.billing.data-source");
 
@@ -123,7 +123,7 @@ class NamedOutboxesTest {
             assertThat(databases.billing.queryForList("SELECT id FROM invoice", String.class)).containsOnly("i-9");
             assertThat(aggregates(mainDatabase(context), "outbox_record")).isEmpty();
         });
-        ReadmeSnippets.assertInReadme(Path.of("src/test/java/dev/outbox/boot/named/NamedOutboxesTest.java"),
+        ReadmeSnippets.assertInDocs(Path.of("src/test/java/dev/outbox/boot/named/NamedOutboxesTest.java"),
                 "several outboxes");
     }
 

@@ -9,11 +9,9 @@ import dev.outbox.OutboxRecordStatus;
 import dev.outbox.boot.testing.DatabasePerTestClass;
 import dev.outbox.jdbc.testing.ReadmeSnippets;
 import dev.outbox.jdbc.testing.TestDatabase;
-import dev.outbox.publish.PublisherRegistration;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
-import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -24,13 +22,14 @@ import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
 import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Import;
 import org.springframework.transaction.PlatformTransactionManager;
 import org.springframework.transaction.support.TransactionTemplate;
 
 /**
- * The README's "A publisher of your own", run as written in a Spring Boot application on H2: a
- * {@code PublisherRegistration} bean is a handler of its own, takes only its event types, and completes a record only
- * when the stage its publisher returned completes.
+ * docs/publishing.md's "A publisher of your own" ({@link AuditTrailPublishing}, imports included), run as written in a
+ * Spring Boot application on H2: a {@code PublisherRegistration} bean is a handler of its own, takes only its event
+ * types, and completes a record only when the stage its publisher returned completes.
  */
 class OwnPublisherTest extends DatabasePerTestClass {
 
@@ -83,42 +82,36 @@ class OwnPublisherTest extends DatabasePerTestClass {
     }
 
     @Test
-    void theSnippetIsTheReadmes() {
-        ReadmeSnippets.assertInReadme(Path.of("src/test/java/dev/outbox/boot/publish/OwnPublisherTest.java"),
+    void theSnippetIsTheDocumentations() {
+        ReadmeSnippets.assertInDocs(Path.of("src/test/java/dev/outbox/boot/publish/AuditTrailPublishing.java"),
                 "a publisher of your own");
     }
 
+    /** The application: the documented configuration, and a client of the test's own for its destination. */
     @SpringBootConfiguration
     @EnableAutoConfiguration
+    @Import(AuditTrailPublishing.class)
     static class AuditTrailApplication {
 
         @Bean
         AuditTrailClient auditTrailClient() {
             return new AuditTrailClient();
         }
-
-        // README: a publisher of your own
-        @Bean
-        PublisherRegistration auditTrailPublisher(AuditTrailClient auditTrail) {
-            return PublisherRegistration.builder("audit-trail", record -> auditTrail.append(record.getId(), record.getPayload()))
-                    .eventTypes(Set.of("OrderPlaced", "OrderCancelled"))
-                    .build();
-        }
-        // README: end
     }
 
     record OrderEvent(String order, int n) {
     }
 
     /** An asynchronous destination whose acknowledgements the test can hold back. */
-    static class AuditTrailClient {
+    static class AuditTrailClient implements AuditTrailPublishing.AuditTrailClient {
 
         final List<String> recordIds = new CopyOnWriteArrayList<>();
         final List<String> appended = new CopyOnWriteArrayList<>();
         private final List<CompletableFuture<Void>> held = new CopyOnWriteArrayList<>();
         volatile boolean holdAcknowledgements;
 
-        CompletionStage<Void> append(String recordId, String payload) {
+        @Override
+        public CompletionStage<Void> append(String recordId, String payload) {
             recordIds.add(recordId);
             appended.add(payload);
             CompletableFuture<Void> acknowledgement = new CompletableFuture<>();

@@ -25,8 +25,8 @@ import org.springframework.transaction.PlatformTransactionManager;
 import org.springframework.transaction.support.TransactionTemplate;
 
 /**
- * A Spring Boot application with a broker publisher configured by the README's properties, and the orders it writes:
- * what each broker's application test runs before it reads the broker.
+ * A Spring Boot application with a broker publisher configured by docs/publishing.md's properties, and the orders it
+ * writes: what each broker's application test runs before it reads the broker.
  */
 @SpringBootConfiguration
 @EnableAutoConfiguration
@@ -36,8 +36,8 @@ public class PublishingApplication {
     private static final int ORDERS = 20;
 
     /**
-     * The README's {@code properties} block that sets {@code key}, each value passed through {@code rename} (to give
-     * destinations names of the test's own), then {@code overrides}.
+     * The documentation's {@code properties} block that sets {@code key}, each value passed through {@code rename}
+     * (to give destinations names of the test's own), then {@code overrides}.
      */
     public static Map<String, Object> readmeProperties(String key, UnaryOperator<String> rename,
             List<String> overrides) {

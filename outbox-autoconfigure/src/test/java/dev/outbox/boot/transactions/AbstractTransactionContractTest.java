@@ -39,7 +39,7 @@ import org.springframework.transaction.support.TransactionTemplate;
  * Spring transaction shape. Each test runs one shape and then reads the business rows ({@code contract_order}) and
  * the records in the database. One subclass per write path (the JPA starter, the JDBC starter, a named outbox) and
  * database; {@link EventShapes} and {@link JpaShapes} add the shapes of the event listener and of JPA where they
- * apply. The README's "What commits with what" lists these outcomes.
+ * apply. docs/usage.md's "What commits with what" lists these outcomes.
  */
 public abstract class AbstractTransactionContractTest extends DatabasePerTestClass implements ContractParts {
 

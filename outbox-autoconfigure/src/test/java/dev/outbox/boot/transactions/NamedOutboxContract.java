@@ -6,8 +6,8 @@ import dev.outbox.boot.NamedOutboxes;
 import java.util.List;
 
 /**
- * A named outbox on the application's DataSource with no {@code transaction-manager} of its own, as the README shows,
- * written in the transactions of the application's {@code JpaTransactionManager}.
+ * A named outbox on the application's DataSource with no {@code transaction-manager} of its own, as
+ * docs/several-databases.md shows, written in the transactions of the application's {@code JpaTransactionManager}.
  */
 abstract class NamedOutboxContract extends AbstractTransactionContractTest implements JpaShapes {
 

@@ -7,44 +7,105 @@ import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
 import java.util.stream.Collectors;
+import java.util.stream.Stream;
 
 /**
- * Keeps a README snippet and the test code that runs it the same: the code between {@code // README: <name>} and
- * {@code // README: end} in a test source must be a {@code java} code block of the project's README, line for line
- * (indentation aside).
+ * Keeps the documentation's snippets and the test code that runs them the same: the code between
+ * {@code // README: <name>} and {@code // README: end} in a test source must be a {@code java} code block of the
+ * project's README.md or of one of its {@code docs/*.md} pages, line for line (indentation aside). A block may start
+ * with {@code import} lines and a blank line before the snippet, to show where its types come from; each of those
+ * lines must then be an import of the test source too.
  */
 public final class ReadmeSnippets {
-
-    private static final Path README = Path.of("..", "README.md");
 
     private ReadmeSnippets() {
     }
 
-    /** Fails unless the README holds the snippet {@code name} of {@code testSource} as a java code block. */
-    public static void assertInReadme(Path testSource, String name) {
-        assertInReadme(README, testSource, name);
+    /**
+     * The project's root: the nearest directory, from the working directory up, that holds both README.md and
+     * {@code docs/}. Tests run in their module's directory, one or two levels below it.
+     */
+    public static Path projectRoot() {
+        for (Path dir = Path.of("").toAbsolutePath(); dir != null; dir = dir.getParent()) {
+            if (Files.isRegularFile(dir.resolve("README.md")) && Files.isDirectory(dir.resolve("docs"))) {
+                return dir;
+            }
+        }
+        throw new IllegalStateException(
+                "no directory holding README.md and docs/ above " + Path.of("").toAbsolutePath());
     }
 
-    /** As {@link #assertInReadme(Path, String)}, for a module whose README is at {@code readme}. */
-    public static void assertInReadme(Path readme, Path testSource, String name) {
-        String snippet = dedent(between(read(testSource), "// README: " + name + "\n", "// README: end"));
+    /** README.md and every {@code docs/*.md}, by their path relative to the project root, with their text. */
+    public static Map<String, String> documentation() {
+        Path root = projectRoot();
+        Map<String, String> pages = new TreeMap<>();
+        pages.put("README.md", read(root.resolve("README.md")));
+        try (Stream<Path> docs = Files.list(root.resolve("docs"))) {
+            docs.filter(path -> path.getFileName().toString().endsWith(".md")).forEach(
+                    path -> pages.put("docs/" + path.getFileName(), read(path)));
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        return pages;
+    }
+
+    /** The text of one page, {@code "README.md"} or {@code "docs/<name>.md"}. */
+    public static String page(String relativePath) {
+        return read(projectRoot().resolve(relativePath));
+    }
+
+    /** Fails unless README.md or a docs page holds the snippet {@code name} of {@code testSource} as a java block. */
+    public static void assertInDocs(Path testSource, String name) {
+        String source = read(testSource);
+        String snippet = dedent(between(source, "// README: " + name + "\n", "// README: end"));
         assertThat(snippet).as("snippet '%s' in %s", name, testSource).isNotBlank();
-        assertThat(codeBlocks(read(readme))).as("a java block of %s", readme).contains(snippet);
+        List<String> sourceLines = source.lines().map(String::strip).toList();
+        List<String> blocks = new ArrayList<>();
+        for (Map.Entry<String, String> page : documentation().entrySet()) {
+            for (String block : codeBlocks(page.getValue())) {
+                blocks.add(block);
+                if (block.equals(snippet)) {
+                    return;
+                }
+                String imports = importsBefore(block, snippet);
+                if (imports != null) {
+                    assertThat(sourceLines).as("the imports %s shows before snippet '%s' are %s's",
+                            page.getKey(), name, testSource).containsAll(imports.lines().toList());
+                    return;
+                }
+            }
+        }
+        assertThat(blocks).as("a java block of README.md or docs/*.md").contains(snippet);
     }
 
     /**
-     * The settings of the README's {@code properties} code block that sets {@code key}, without its comments, for a
-     * test to run them as written: {@code key=value} lines in README order.
+     * The settings of the one {@code properties} code block of README.md and the docs pages that sets {@code key},
+     * without its comments, for a test to run them as written: {@code key=value} lines in their order.
      */
-    public static java.util.List<String> propertiesBlockSetting(String key) {
-        java.util.List<String> blocks = Arrays.stream(read(README).split("```properties\n")).skip(1)
+    public static List<String> propertiesBlockSetting(String key) {
+        List<String> blocks = documentation().values().stream()
+                .flatMap(page -> Arrays.stream(page.split("```properties\n")).skip(1))
                 .map(block -> block.substring(0, block.indexOf("```")))
                 .filter(block -> block.lines().anyMatch(line -> line.startsWith(key + "="))).toList();
-        assertThat(blocks).as("properties blocks of README.md setting %s", key).hasSize(1);
+        assertThat(blocks).as("properties blocks of README.md and docs/*.md setting %s", key).hasSize(1);
         return blocks.get(0).lines().map(String::strip)
                 .filter(line -> !line.isEmpty() && !line.startsWith("#")).toList();
+    }
+
+    /** The import lines of {@code block} when it is those lines, a blank line and {@code snippet}; else null. */
+    private static String importsBefore(String block, String snippet) {
+        int blank = block.indexOf("\n\n");
+        if (blank < 0 || !block.substring(blank + 2).equals(snippet)) {
+            return null;
+        }
+        String imports = block.substring(0, blank);
+        return imports.lines().allMatch(line -> line.startsWith("import ") && line.endsWith(";")) ? imports : null;
     }
 
     private static String between(String text, String start, String end) {
@@ -55,9 +116,9 @@ public final class ReadmeSnippets {
         return text.substring(from + start.length(), text.lastIndexOf('\n', to));
     }
 
-    private static String[] codeBlocks(String readme) {
-        return Arrays.stream(readme.split("```java\n")).skip(1)
-                .map(block -> dedent(block.substring(0, block.indexOf("```")))).toArray(String[]::new);
+    private static List<String> codeBlocks(String page) {
+        return Arrays.stream(page.split("```java\n")).skip(1)
+                .map(block -> dedent(block.substring(0, block.indexOf("```")))).toList();
     }
 
     private static String dedent(String code) {

@@ -22,10 +22,10 @@ import org.junit.jupiter.api.Test;
 import org.springframework.context.ConfigurableApplicationContext;
 
 /**
- * A Spring Boot application on H2 with Spring Kafka and the README's {@code spring.kafka.*} and {@code outbox.kafka.*}
- * properties, against an in-JVM KRaft broker: records written in a business transaction reach their topics keyed by
- * aggregate, with their headers, once each and in order, and are completed; a rolled-back transaction publishes
- * nothing. The README's topics are renamed to names of this test's own.
+ * A Spring Boot application on H2 with Spring Kafka and docs/publishing.md's {@code spring.kafka.*} and
+ * {@code outbox.kafka.*} properties, against an in-JVM KRaft broker: records written in a business transaction reach
+ * their topics keyed by aggregate, with their headers, once each and in order, and are completed; a rolled-back
+ * transaction publishes nothing. Its topics are renamed to names of this test's own.
  */
 class KafkaPublishingApplicationTest extends DatabasePerTestClass {
 

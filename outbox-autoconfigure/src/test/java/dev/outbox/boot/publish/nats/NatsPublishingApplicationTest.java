@@ -27,10 +27,10 @@ import org.junit.jupiter.api.Test;
 import org.springframework.context.ConfigurableApplicationContext;
 
 /**
- * A Spring Boot application on H2 with the README's {@code outbox.nats.*} properties, against the local JetStream:
- * records written in a business transaction reach the stream on their subjects, with their headers, once each and in
- * order, and are completed; a rolled-back transaction publishes nothing. The README's subjects and stream are renamed
- * to names of this test's own, so that builds sharing the server do not meet.
+ * A Spring Boot application on H2 with docs/publishing.md's {@code outbox.nats.*} properties, against the local
+ * JetStream: records written in a business transaction reach the stream on their subjects, with their headers, once
+ * each and in order, and are completed; a rolled-back transaction publishes nothing. Its subjects and stream are
+ * renamed to names of this test's own, so that builds sharing the server do not meet.
  */
 class NatsPublishingApplicationTest extends DatabasePerTestClass {
 

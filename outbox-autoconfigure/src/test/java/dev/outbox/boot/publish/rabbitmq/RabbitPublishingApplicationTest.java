@@ -28,10 +28,10 @@ import org.springframework.amqp.rabbit.core.RabbitTemplate;
 import org.springframework.context.ConfigurableApplicationContext;
 
 /**
- * A Spring Boot application on H2 with the README's {@code spring.rabbitmq.*} and {@code outbox.rabbitmq.*}
+ * A Spring Boot application on H2 with docs/publishing.md's {@code spring.rabbitmq.*} and {@code outbox.rabbitmq.*}
  * properties, against the local RabbitMQ: records written in a business transaction reach the queue bound to the
  * exchange with their routing keys and headers, once each and in order, and are completed; a rolled-back transaction
- * publishes nothing. The README's exchange is renamed to one of this test's own.
+ * publishes nothing. Its exchange is renamed to one of this test's own.
  */
 class RabbitPublishingApplicationTest extends DatabasePerTestClass {
 
