@@ -67,26 +67,23 @@ final class PublishingWorker implements AutoCloseable {
     private final PartitionOwnership ownership;
     private final OutboxObservation observation;
     private final OutboxListener listener;
-    private final AttemptSettler settler;
+    private final LaneFailures failures;
     private final OutcomeWriter outcomes;
     private final LaneTable lanes;
-    private final boolean stopOnFirstFailure;
     private final ScheduledThreadPoolExecutor deadlines;
     /** Batches not finished: those waiting for acknowledgements hold no thread, and a stop that gives up ends them. */
     private final Set<Run> unfinished = ConcurrentHashMap.newKeySet();
     private volatile boolean stopping;
 
     PublishingWorker(HandlerRoutes routes, PartitionOwnership ownership, OutboxObservation observation,
-            OutboxListener listener, AttemptSettler settler, OutcomeWriter outcomes, LaneTable lanes,
-            boolean stopOnFirstFailure) {
+            OutboxListener listener, LaneFailures failures, OutcomeWriter outcomes, LaneTable lanes) {
         this.routes = routes;
         this.ownership = ownership;
         this.observation = observation;
         this.listener = listener;
-        this.settler = settler;
+        this.failures = failures;
         this.outcomes = outcomes;
         this.lanes = lanes;
-        this.stopOnFirstFailure = stopOnFirstFailure;
         this.deadlines = new ScheduledThreadPoolExecutor(1, DaemonThreads.named("outbox-acknowledgement-timeouts"));
         deadlines.setRemoveOnCancelPolicy(true); // a batch re-arms its timer often: cancelled tasks must not pile up
     }
@@ -371,39 +368,13 @@ final class PublishingWorker implements AutoCloseable {
             return oldest == null ? 0 : Math.max(0, oldest.deadline - System.nanoTime());
         }
 
-        /**
-         * Stores a failed attempt, after the lane's completions ahead of it.
-         *
-         * @return whether the lane goes on with its next record
-         */
+        /** @return whether the lane goes on with its next record */
         private boolean afterFailure(LaneRun lane, Delivery delivery, HandlerRoute route, Throwable failure,
                 long sentAt) {
             Duration time = Duration.ofNanos(System.nanoTime() - sentAt);
-            if (lane.work.isAbandoned()) {
-                log.info("Outbox record {} was interrupted by shutdown; it stays NEW and will be published again",
-                        delivery.id());
-                lane.stopped = true;
-                return false;
-            }
-            if (route.publisher() != null) {
-                listener.onPublishFailed(delivery.record(), failure, time);
-            }
-            try {
-                outcomes.complete(lane.done);
-                lane.done.clear();
-                if (settler.settle(delivery, route, failure, time)) {
-                    lane.done.add(new Completion(delivery, time));
-                    return true;
-                }
-            } catch (RuntimeException e) {
-                log.warn("Outbox lane {}: could not store an outcome; its records will be published again",
-                        lane.work.lane, e);
-                lane.done.clear();
-                lane.stopped = true;
-                return false;
-            }
-            lane.stopped = stopOnFirstFailure;
-            return !stopOnFirstFailure;
+            boolean goesOn = failures.afterFailure(lane.work, lane.done, delivery, route, failure, time, true);
+            lane.stopped = !goesOn;
+            return goesOn;
         }
 
         private void flushIfSent() {
