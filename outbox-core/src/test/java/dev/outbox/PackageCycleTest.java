@@ -44,7 +44,7 @@ class PackageCycleTest {
         List<String> cycles = new ArrayList<>();
         for (Set<String> component : stronglyConnected(graph)) {
             if (component.size() > 1) {
-                cycles.add(describe(cycleWithin(component, graph), graph));
+                cycles.add(describe(component, cycleWithin(component, graph), graph));
             }
         }
         assertThat(cycles).as("package cycles among outbox-core's main packages").isEmpty();
@@ -182,11 +182,17 @@ class PackageCycleTest {
         throw new IllegalStateException("no cycle through " + start + " in " + component);
     }
 
-    private static String describe(List<String> cycle, Map<String, Map<String, Set<String>>> graph) {
-        StringBuilder text = new StringBuilder(String.join(" -> ", cycle));
-        for (int i = 0; i + 1 < cycle.size(); i++) {
-            text.append("\n  ").append(cycle.get(i)).append(" -> ").append(cycle.get(i + 1)).append(": ")
-                    .append(graph.get(cycle.get(i)).get(cycle.get(i + 1)));
+    /** The cycle, then every dependency inside its component with the files behind it. */
+    private static String describe(Set<String> component, List<String> cycle,
+            Map<String, Map<String, Set<String>>> graph) {
+        StringBuilder text = new StringBuilder(String.join(" -> ", cycle))
+                .append(" (packages depending on each other: ").append(component).append(")");
+        for (String from : component) {
+            graph.get(from).forEach((to, uses) -> {
+                if (component.contains(to)) {
+                    text.append("\n  ").append(from).append(" -> ").append(to).append(": ").append(uses);
+                }
+            });
         }
         return text.toString();
     }
