@@ -2,7 +2,6 @@ package dev.outbox;
 
 import dev.outbox.partition.PartitionHasher;
 import java.time.Clock;
-import java.time.Duration;
 import java.time.Instant;
 import java.util.Collections;
 import java.util.LinkedHashMap;
@@ -19,9 +18,9 @@ import org.jspecify.annotations.Nullable;
  *
  * <p>Getters follow the JavaBeans convention so that Kotlin sees properties ({@code record.eventType}).
  *
- * <p>Longer than the library's other classes on purpose: fifteen documented fields, and the two builders that
- * {@link #builder()} and {@link #restore()} return, nested here as the API names them; the checks live in
- * {@code RecordFields}.
+ * <p>The two builders that {@link #builder()} and {@link #restore()} return are nested here as the API names them;
+ * their setters live in {@code NewRecordValues} and {@code RecordValues}, the checks of the fields in
+ * {@code RecordFields} and {@code RecordHeaders}.
  */
 public final class OutboxRecord {
 
@@ -301,97 +300,22 @@ public final class OutboxRecord {
     }
 
     /** Builds a new record: validates the input, assigns an id and computes the partition. Not thread-safe. */
-    public static final class Builder {
-
-        private @Nullable String aggregateId;
-        private @Nullable String eventType;
-        private @Nullable String payload;
-        private int maxPayloadBytes = DEFAULT_MAX_PAYLOAD_BYTES;
-        private @Nullable Instant availableAt;
-        private @Nullable Duration deliverAfter;
-        private @Nullable String handlerId;
-        private final Map<String, String> headers = new LinkedHashMap<>();
+    public static final class Builder extends NewRecordValues {
 
         private Builder() {
         }
 
-        /**
-         * Addresses the record to one handler only. Without it the repository stores one record for each handler
-         * subscribed to the event type, or one for the {@link OutboxRecordProcessor} when none is.
-         */
-        public Builder handlerId(String handlerId) {
-            this.handlerId = handlerId;
-            return this;
-        }
-
-        public Builder aggregateId(String aggregateId) {
-            this.aggregateId = aggregateId;
-            return this;
-        }
-
-        public Builder eventType(String eventType) {
-            this.eventType = eventType;
-            return this;
-        }
-
-        public Builder payload(String payload) {
-            this.payload = payload;
-            return this;
-        }
-
-        /**
-         * Payload limit for this record in UTF-8 bytes, default {@value #DEFAULT_MAX_PAYLOAD_BYTES}. The
-         * {@link Outbox} façade passes {@code outbox.max-payload-size}; the repository checks that limit again.
-         */
-        public Builder maxPayloadBytes(int maxPayloadBytes) {
-            this.maxPayloadBytes = checkPayloadLimit(maxPayloadBytes);
-            return this;
-        }
-
-        /**
-         * Delayed delivery: the record is not processed before {@code availableAt}, and the later records of its
-         * aggregate wait behind it (per-aggregate order holds). A time in the past means at once. Replaces
-         * {@link #deliverAfter(Duration)}.
-         */
-        public Builder availableAt(Instant availableAt) {
-            this.availableAt = Objects.requireNonNull(availableAt, "availableAt must not be null");
-            this.deliverAfter = null;
-            return this;
-        }
-
-        /**
-         * Delayed delivery: the record is not processed before {@code delay} after its creation; see
-         * {@link #availableAt(Instant)}. Replaces it.
-         */
-        public Builder deliverAfter(Duration delay) {
-            Objects.requireNonNull(delay, "deliverAfter must not be null");
-            if (delay.isNegative()) {
-                throw new IllegalArgumentException("deliverAfter must not be negative but was " + delay);
-            }
-            this.deliverAfter = delay;
-            this.availableAt = null;
+        @Override
+        Builder self() {
             return this;
         }
 
         /**
          * Validates and creates the record, due at once or when delayed delivery says. Throws
-         * {@link IllegalArgumentException} naming the field for
-         * a null or blank aggregate id or event type, an id or type longer than its column, text that is not valid
-         * UTF-16 or contains U+0000 (which PostgreSQL cannot store), a payload over the limit, or headers that break
-         * a rule of {@link RecordHeaders}.
+         * {@link IllegalArgumentException} naming the field for a null or blank aggregate id or event type, an id or
+         * type longer than its column, text that is not valid UTF-16 or contains U+0000 (which PostgreSQL cannot
+         * store), a payload over the limit, or headers that break a rule of {@link RecordHeaders}.
          */
-        /** A header of the record; see {@link RecordHeaders} for the rules, checked by {@link #build(Clock)}. */
-        public Builder header(String name, String value) {
-            headers.put(name, value);
-            return this;
-        }
-
-        /** Headers of the record, added to those set before. */
-        public Builder headers(Map<String, String> headers) {
-            this.headers.putAll(headers);
-            return this;
-        }
-
         public OutboxRecord build(Clock clock) {
             Objects.requireNonNull(clock, "clock must not be null");
             if (payload == null) {
@@ -415,121 +339,13 @@ public final class OutboxRecord {
     }
 
     /** Sets every field of a record; missing partition is computed, everything else is required but nullable ones. */
-    public static final class RestoreBuilder {
-
-        private @Nullable String id;
-        private @Nullable String aggregateId;
-        private @Nullable String eventType;
-        private @Nullable String payload;
-        private @Nullable Integer partition;
-        private @Nullable Instant createdAt;
-        private OutboxRecordStatus status = OutboxRecordStatus.NEW;
-        private @Nullable Instant completedAt;
-        private int retryCount;
-        private @Nullable Instant nextRetryAt;
-        private @Nullable Long sequence;
-        private @Nullable String lastError;
-        private @Nullable String traceContext;
-        private @Nullable String handlerId;
-        private @Nullable Instant firstDeferredAt;
-        private long epoch;
-        private Map<String, String> headers = Map.of();
+    public static final class RestoreBuilder extends RecordValues {
 
         private RestoreBuilder() {
         }
 
-        /** Null or empty: the application's {@link OutboxRecordProcessor}; see {@link OutboxRecord#getHandlerId()}. */
-        public RestoreBuilder handlerId(@Nullable String handlerId) {
-            this.handlerId = handlerId;
-            return this;
-        }
-
-        /** See {@link OutboxRecord#getFirstDeferredAt()}. */
-        public RestoreBuilder firstDeferredAt(@Nullable Instant firstDeferredAt) {
-            this.firstDeferredAt = firstDeferredAt;
-            return this;
-        }
-
-        public RestoreBuilder id(@Nullable String id) {
-            this.id = id;
-            return this;
-        }
-
-        public RestoreBuilder aggregateId(@Nullable String aggregateId) {
-            this.aggregateId = aggregateId;
-            return this;
-        }
-
-        public RestoreBuilder eventType(@Nullable String eventType) {
-            this.eventType = eventType;
-            return this;
-        }
-
-        public RestoreBuilder payload(@Nullable String payload) {
-            this.payload = payload;
-            return this;
-        }
-
-        /** Optional: when given it must equal the hash of the aggregate id. */
-        public RestoreBuilder partition(int partition) {
-            this.partition = partition;
-            return this;
-        }
-
-        public RestoreBuilder createdAt(@Nullable Instant createdAt) {
-            this.createdAt = createdAt;
-            return this;
-        }
-
-        public RestoreBuilder status(OutboxRecordStatus status) {
-            this.status = status;
-            return this;
-        }
-
-        public RestoreBuilder completedAt(@Nullable Instant completedAt) {
-            this.completedAt = completedAt;
-            return this;
-        }
-
-        public RestoreBuilder retryCount(int retryCount) {
-            this.retryCount = retryCount;
-            return this;
-        }
-
-        /** Defaults to {@code createdAt}. */
-        public RestoreBuilder nextRetryAt(@Nullable Instant nextRetryAt) {
-            this.nextRetryAt = nextRetryAt;
-            return this;
-        }
-
-        public RestoreBuilder sequence(@Nullable Long sequence) {
-            this.sequence = sequence;
-            return this;
-        }
-
-        public RestoreBuilder lastError(@Nullable String lastError) {
-            this.lastError = lastError;
-            return this;
-        }
-
-        /**
-         * At most {@value OutboxRecord#MAX_TRACE_CONTEXT_LENGTH} characters; see
-         * {@link OutboxRecord#getTraceContext()}.
-         */
-        public RestoreBuilder traceContext(@Nullable String traceContext) {
-            this.traceContext = traceContext;
-            return this;
-        }
-
-        /** The partition epoch of a delivery; see {@link OutboxRecord#getEpoch()}. */
-        /** The headers as stored; taken as they are (the rules apply to new records). */
-        public RestoreBuilder headers(Map<String, String> headers) {
-            this.headers = Objects.requireNonNull(headers, "headers must not be null");
-            return this;
-        }
-
-        public RestoreBuilder epoch(long epoch) {
-            this.epoch = epoch;
+        @Override
+        RestoreBuilder self() {
             return this;
         }
 

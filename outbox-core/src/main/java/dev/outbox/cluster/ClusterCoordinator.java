@@ -13,13 +13,9 @@ import dev.outbox.spi.PartitionStore;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.IntPredicate;
 import java.util.function.LongSupplier;
@@ -48,7 +44,8 @@ import org.slf4j.LoggerFactory;
  * <p><b>Hand-over.</b> {@link #beginShutdown()} stops handing out partitions and marks the instance SHUTTING_DOWN;
  * once the processor has drained, {@link #close()} releases every partition and leaves the instance table. These
  * database steps together take at most the hand-over timeout, the database gone included: what they could not do in
- * time is logged, and the stale timeout does it (others take the partitions over).
+ * time is logged, and the stale timeout does it (others take the partitions over); {@link HandOverBudget} keeps that
+ * timeout.
  *
  * <p>A third of this file is its builder: the coordinator itself only delegates and runs the two threads.
  */
@@ -66,10 +63,7 @@ public final class ClusterCoordinator implements PartitionOwnership, AutoCloseab
     private final PartitionLedger ledger;
     private final Rebalancer rebalancer;
     private final FailureLog failures;
-    private final Duration handOverTimeout;
-    private final LongSupplier nanoClock;
-    /** What the hand-over's database steps have used of {@link #handOverTimeout} in this stop. */
-    private long handOverSpentNanos;
+    private final HandOverBudget handOver;
     private volatile boolean shuttingDown;
     private boolean closed;
     private @Nullable ScheduledExecutorService heartbeatThread;
@@ -87,8 +81,9 @@ public final class ClusterCoordinator implements PartitionOwnership, AutoCloseab
         this.rebalancer = new Rebalancer(instanceId, instances, partitions, ledger, timings.staleTimeout(),
                 builder.handling, builder.partitionsGained);
         this.failures = new FailureLog(FailureLog.DEFAULT_INTERVAL, builder.nanoClock);
-        this.handOverTimeout = Checks.positive("outbox.instance.hand-over-timeout-seconds", builder.handOverTimeout);
-        this.nanoClock = builder.nanoClock;
+        this.handOver = new HandOverBudget(
+                Checks.positive("outbox.instance.hand-over-timeout-seconds", builder.handOverTimeout),
+                builder.nanoClock);
     }
 
     public static Builder builder() {
@@ -107,7 +102,7 @@ public final class ClusterCoordinator implements PartitionOwnership, AutoCloseab
         // A coordinator stopped by a lifecycle may be started again: it rejoins as a new member.
         closed = false;
         shuttingDown = false;
-        handOverSpentNanos = 0;
+        handOver.restart();
         ledger.closing(false);
         lease.restart();
         log.info("Outbox instance {} joining the cluster: heartbeat every {}, stale after {}, rebalance every {}",
@@ -155,10 +150,10 @@ public final class ClusterCoordinator implements PartitionOwnership, AutoCloseab
         shuttingDown = true;
         ledger.closing(true);
         try {
-            withinHandOverTimeout("mark-shutting-down", () -> instances.markShuttingDown(instanceId));
-        } catch (HandOverTimedOut e) {
+            handOver.run("mark-shutting-down", () -> instances.markShuttingDown(instanceId));
+        } catch (HandOverBudget.TimedOut e) {
             log.warn("Outbox instance {} could not mark itself SHUTTING_DOWN: the database did not answer within "
-                    + "{} (outbox.instance.hand-over-timeout-seconds)", instanceId, handOverTimeout);
+                    + "{} (outbox.instance.hand-over-timeout-seconds)", instanceId, handOver.timeout());
         } catch (RuntimeException e) {
             log.warn("Outbox instance {} could not mark itself SHUTTING_DOWN: {}", instanceId, e.toString());
         }
@@ -185,19 +180,19 @@ public final class ClusterCoordinator implements PartitionOwnership, AutoCloseab
             heartbeatThread = null;
         }
         if (rebalancer != null) {
-            shutdownAndWait(rebalancer, remainingHandOverNanos());
+            shutdownAndWait(rebalancer, handOver.remainingNanos());
         }
         int held = ledger.heldCount();
         AtomicInteger released = new AtomicInteger();
         boolean left = false;
         try {
-            withinHandOverTimeout("release", () -> this.rebalancer.releaseAll(released));
-            withinHandOverTimeout("leave", () -> instances.remove(instanceId));
+            handOver.run("release", () -> this.rebalancer.releaseAll(released));
+            handOver.run("leave", () -> instances.remove(instanceId));
             left = true;
-        } catch (HandOverTimedOut e) {
+        } catch (HandOverBudget.TimedOut e) {
             log.warn("Outbox instance {} could not release {} partition(s): the database did not answer within {} "
                     + "(outbox.instance.hand-over-timeout-seconds); other instances take them over after the stale "
-                    + "timeout ({})", instanceId, Math.max(0, held - released.get()), handOverTimeout,
+                    + "timeout ({})", instanceId, Math.max(0, held - released.get()), handOver.timeout(),
                     timings.staleTimeout());
         } catch (RuntimeException e) {
             log.warn("Outbox instance {} could not release {} partition(s); other instances take them over after "
@@ -205,7 +200,7 @@ public final class ClusterCoordinator implements PartitionOwnership, AutoCloseab
                     timings.staleTimeout(), e.toString());
         } finally {
             if (heartbeater != null) {
-                shutdownAndWait(heartbeater, remainingHandOverNanos());
+                shutdownAndWait(heartbeater, handOver.remainingNanos());
             }
             ledger.clear();
             ledger.notifyChanges(); // the hand-over loses every partition: the listener counts them
@@ -215,48 +210,6 @@ public final class ClusterCoordinator implements PartitionOwnership, AutoCloseab
         } else {
             log.warn("Outbox instance {} stopped without leaving the cluster; it released {} partition(s)",
                     instanceId, released.get());
-        }
-    }
-
-    /**
-     * Runs one database step of the hand-over on a thread of its own and waits for it no longer than what is left of
-     * the hand-over timeout, so that a database that does not answer cannot hold the stop for a pool's timeout.
-     */
-    private void withinHandOverTimeout(String step, Runnable databaseStep) {
-        long remaining = remainingHandOverNanos();
-        long started = nanoClock.getAsLong();
-        ExecutorService thread = Executors.newSingleThreadExecutor(DaemonThreads.named("outbox-hand-over-" + step));
-        try {
-            Future<?> done = thread.submit(databaseStep);
-            try {
-                done.get(Math.max(0, remaining), TimeUnit.NANOSECONDS);
-            } catch (TimeoutException e) {
-                done.cancel(true);
-                throw new HandOverTimedOut();
-            } catch (ExecutionException e) {
-                throw e.getCause() instanceof RuntimeException failure ? failure
-                        : new IllegalStateException(e.getCause());
-            } catch (InterruptedException e) {
-                done.cancel(true);
-                Thread.currentThread().interrupt();
-                throw new HandOverTimedOut();
-            }
-        } finally {
-            thread.shutdownNow();
-            synchronized (this) {
-                handOverSpentNanos += nanoClock.getAsLong() - started;
-            }
-        }
-    }
-
-    private synchronized long remainingHandOverNanos() {
-        return Math.max(0, handOverTimeout.toNanos() - handOverSpentNanos);
-    }
-
-    /** The hand-over timeout ran out before a database step answered. */
-    private static final class HandOverTimedOut extends RuntimeException {
-        HandOverTimedOut() {
-            super(null, null, false, false);
         }
     }
 

@@ -2,7 +2,7 @@ package dev.outbox.context;
 
 import dev.outbox.OutboxRecord;
 import dev.outbox.OutboxRecordRepository;
-import dev.outbox.internal.ForwardingRecordRepository;
+import dev.outbox.internal.repository.ForwardingRecordRepository;
 import dev.outbox.spi.OutboxObservation;
 import dev.outbox.spi.RecordContext;
 import java.util.ArrayDeque;

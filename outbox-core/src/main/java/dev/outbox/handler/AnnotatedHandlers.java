@@ -1,5 +1,6 @@
 package dev.outbox.handler;
 
+import dev.outbox.OutboxFallbackHandler;
 import dev.outbox.OutboxRecord;
 import dev.outbox.processing.HandlerInvocationException;
 import dev.outbox.retry.OutboxRetryPolicy;

@@ -2,7 +2,7 @@ package dev.outbox.handler;
 
 import dev.outbox.OutboxRecord;
 import dev.outbox.OutboxRecordRepository;
-import dev.outbox.internal.ForwardingRecordRepository;
+import dev.outbox.internal.repository.ForwardingRecordRepository;
 import java.util.List;
 import java.util.function.Function;
 

@@ -1,10 +1,11 @@
 package dev.outbox.handler;
 
+import dev.outbox.OutboxFallbackHandler;
 import dev.outbox.OutboxRecord;
+import dev.outbox.internal.Checks;
 import dev.outbox.retry.OutboxRetryPolicy;
 import java.lang.reflect.Type;
 import java.util.Objects;
-import java.util.regex.Pattern;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -21,8 +22,6 @@ import org.jspecify.annotations.Nullable;
  * @param <T> the payload type
  */
 public final class HandlerRegistration<T> {
-
-    private static final Pattern ID = Pattern.compile("[A-Za-z0-9._:-]+");
 
     private final String id;
     private final String eventType;
@@ -96,18 +95,7 @@ public final class HandlerRegistration<T> {
 
     /** Checks a handler id: not empty, at most 255 characters of letters, digits, '.', '_', ':' and '-'. */
     public static String checkHandlerId(@Nullable String id) {
-        if (id == null || id.isEmpty()) {
-            throw new IllegalArgumentException("handler id must not be empty");
-        }
-        if (id.length() > OutboxRecord.MAX_HANDLER_ID_LENGTH) {
-            throw new IllegalArgumentException("handler id is " + id.length() + " characters long; the limit is "
-                    + OutboxRecord.MAX_HANDLER_ID_LENGTH + " characters");
-        }
-        if (!ID.matcher(id).matches()) {
-            throw new IllegalArgumentException("handler id '" + id
-                    + "' may contain only letters, digits, '.', '_', ':' and '-'");
-        }
-        return id;
+        return Checks.handlerId(id, OutboxRecord.MAX_HANDLER_ID_LENGTH);
     }
 
     /** Not thread-safe. */

@@ -42,7 +42,7 @@ public @interface OutboxHandler {
     /**
      * The name of a public method of the same bean, called when a record of this handler fails for good; it takes any
      * of {@link dev.outbox.OutboxRecord}, {@link RecordMetadata} and {@link Throwable}. See
-     * {@link OutboxFallbackHandler}.
+     * {@link dev.outbox.OutboxFallbackHandler}.
      */
     String fallback() default "";
 }

@@ -1,6 +1,7 @@
 package dev.outbox.handler;
 
 import dev.outbox.NonRetryableRecordException;
+import dev.outbox.OutboxFallbackHandler;
 import dev.outbox.OutboxRecord;
 import dev.outbox.OutboxRecordProcessor;
 import dev.outbox.OutboxRecordRepository;

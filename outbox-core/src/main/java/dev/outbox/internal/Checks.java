@@ -2,10 +2,13 @@ package dev.outbox.internal;
 
 import java.time.Duration;
 import java.util.Objects;
+import java.util.regex.Pattern;
 import org.jspecify.annotations.Nullable;
 
 /** Checks of settings and arguments; each failure names the setting and the limit. */
 public final class Checks {
+
+    private static final Pattern HANDLER_ID = Pattern.compile("[A-Za-z0-9._:-]+");
 
     private Checks() {
     }
@@ -54,5 +57,24 @@ public final class Checks {
                     + maxLength);
         }
         return value;
+    }
+
+    /**
+     * A handler id: not empty, at most {@code maxLength} characters of letters, digits, '.', '_', ':' and '-'. Shared
+     * by handlers and publishers, which both register under a handler id.
+     */
+    public static String handlerId(@Nullable String id, int maxLength) {
+        if (id == null || id.isEmpty()) {
+            throw new IllegalArgumentException("handler id must not be empty");
+        }
+        if (id.length() > maxLength) {
+            throw new IllegalArgumentException("handler id is " + id.length() + " characters long; the limit is "
+                    + maxLength + " characters");
+        }
+        if (!HANDLER_ID.matcher(id).matches()) {
+            throw new IllegalArgumentException("handler id '" + id
+                    + "' may contain only letters, digits, '.', '_', ':' and '-'");
+        }
+        return id;
     }
 }

@@ -15,11 +15,9 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Runs one lane's records in order on a worker thread: each under its partition's fence, through its route's handler,
- * within the handler timeout. A success waits for the completion writer; a failure is decided by the
- * {@link FailureDecision}, carried out by the {@link AttemptSettler} and stored at once, after the completions ahead
- * of it. A record whose route is not deployed here is not called: it is settled as a
- * {@link HandlerNotDeployedException}, which defers it. Under stop-on-first-failure a record that stays unfinished
- * ends the lane's run: its later records wait for a later fetch.
+ * within the handler timeout. A success waits for the completion writer; a failure goes to {@link LaneFailures}, which
+ * stores it at once, after the completions ahead of it, and says whether the lane goes on. A record whose route is not
+ * deployed here is not called: it fails as a {@link HandlerNotDeployedException}, which defers it.
  *
  * <p><b>Interrupt hygiene.</b> After each call the worker's interrupt flag is cleared, whoever set it (the handler, or
  * the timeout), unless a stop gave up on the work: a stale flag would make storing the outcome fail, and the record
@@ -33,23 +31,20 @@ final class LaneWorker {
     private final PartitionOwnership ownership;
     private final OutboxObservation observation;
     private final @Nullable HandlerTimeouts timeouts;
-    private final AttemptSettler settler;
+    private final LaneFailures failures;
     private final OutcomeWriter outcomes;
     private final LaneTable lanes;
-    private final boolean stopOnFirstFailure;
     private volatile boolean stopping;
 
     LaneWorker(HandlerRoutes routes, PartitionOwnership ownership, OutboxObservation observation,
-            @Nullable HandlerTimeouts timeouts, AttemptSettler settler, OutcomeWriter outcomes, LaneTable lanes,
-            boolean stopOnFirstFailure) {
+            @Nullable HandlerTimeouts timeouts, LaneFailures failures, OutcomeWriter outcomes, LaneTable lanes) {
         this.routes = routes;
         this.ownership = ownership;
         this.observation = observation;
         this.timeouts = timeouts;
-        this.settler = settler;
+        this.failures = failures;
         this.outcomes = outcomes;
         this.lanes = lanes;
-        this.stopOnFirstFailure = stopOnFirstFailure;
     }
 
     /** While set, workers finish the record in hand and start no other. */
@@ -84,23 +79,12 @@ final class LaneWorker {
                 Duration handlerTime = Duration.ofNanos(System.nanoTime() - started);
                 if (failure == null) {
                     done.add(new Completion(delivery, handlerTime));
-                    continue;
-                }
-                if (work.isAbandoned()) {
-                    log.info("Outbox record {} was interrupted by shutdown; it stays NEW and will be processed again",
-                            delivery.id());
-                    break;
-                }
-                outcomes.complete(done);
-                done.clear();
-                if (settler.settle(delivery, route, failure, handlerTime)) {
-                    done.add(new Completion(delivery, handlerTime));
-                } else if (stopOnFirstFailure) {
+                } else if (!failures.afterFailure(work, done, delivery, route, failure, handlerTime, false)) {
                     break;
                 }
             }
         } catch (RuntimeException e) {
-            // An outcome could not be stored; the record stays NEW and is handled again later.
+            // Unexpected (routing, the fence check): as when an outcome cannot be stored, the records not stored stay NEW.
             log.warn("Outbox lane {}: could not store an outcome; its records will be processed again", work.lane, e);
             done.clear();
         }

@@ -34,8 +34,8 @@ import org.slf4j.LoggerFactory;
  * in hand until its outcomes are stored (per-lane order, and the fetch/release race guard); a {@link LaneWorker} runs
  * one lane's records under their fence, with timeouts; a {@link PublishingWorker} publishes many lanes' records to a
  * broker at once, one record per lane in flight, releasing each lane when it is done and holding no worker while it
- * waits for acknowledgements; the {@link FailureDecision} decides what a failure leads to and the
- * {@link AttemptSettler} carries it out; the {@link OutcomeWriter} stores outcomes, completions by group commit. After
+ * waits for acknowledgements; the {@link FailureDecision} decides what a failure leads to and
+ * {@link LaneFailures} carries it out for both workers; the {@link OutcomeWriter} stores outcomes, completions by group commit. After
  * a crash, the records handed over again are the ones in hand: at most twice {@link ProcessingOptions#batchSize()},
  * or up to {@link PollLoop#MAX_BATCHES_IN_HAND} batches while a destination leaves records unacknowledged.
  *
@@ -74,12 +74,11 @@ public final class OutboxProcessor implements AutoCloseable, WakeUpSource.Target
         this.timeouts = options.handlerTimeout().map(HandlerTimeouts::new).orElse(null);
         this.workers = new WorkerPool(options.concurrency(), builder.workerThreadFactory);
         this.outcomes = new OutcomeWriter(store, ownership, builder.listener, clock, options, lanes);
-        AttemptSettler settler = new AttemptSettler(new FailureDecision(builder.retryPolicy, options), outcomes,
-                clock);
-        this.worker = new LaneWorker(routes, ownership, builder.observation, timeouts, settler, outcomes, lanes,
-                options.stopOnFirstFailure());
+        LaneFailures failures = new LaneFailures(new FailureDecision(builder.retryPolicy, options), outcomes,
+                builder.listener, clock, options.stopOnFirstFailure());
+        this.worker = new LaneWorker(routes, ownership, builder.observation, timeouts, failures, outcomes, lanes);
         this.publishingWorker = new PublishingWorker(routes, ownership, builder.observation, builder.listener,
-                settler, outcomes, lanes, options.stopOnFirstFailure());
+                failures, outcomes, lanes);
         this.dispatcher = new Dispatcher(store, ownership, clock, options, lanes, workers,
                 worker, routes, publishingWorker, builder.listener);
     }

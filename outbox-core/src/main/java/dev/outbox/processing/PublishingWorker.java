@@ -4,6 +4,7 @@ import dev.outbox.OutboxRecord;
 import dev.outbox.internal.DaemonThreads;
 import dev.outbox.internal.Futures;
 import dev.outbox.partition.PartitionOwnership;
+import dev.outbox.processing.InFlightRecords.Sending;
 import dev.outbox.processing.LaneWork.Completion;
 import dev.outbox.publish.OutboxPublisher;
 import dev.outbox.publish.PublishException;
@@ -11,7 +12,6 @@ import dev.outbox.spi.Delivery;
 import dev.outbox.spi.OutboxListener;
 import dev.outbox.spi.OutboxObservation;
 import java.time.Duration;
-import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Queue;
@@ -20,9 +20,7 @@ import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -48,10 +46,8 @@ import org.slf4j.LoggerFactory;
  * <p>A batch is confined to one thread at a time: the one that holds its {@code scheduled} flag. The client's
  * callbacks only queue acknowledgements and wake the batch; an acknowledgement that does not come within the
  * publisher's {@link OutboxPublisher#acknowledgementTimeout()} is a retryable {@link PublishException.Reason#TIMEOUT},
- * found by one timer thread for all batches.
- *
- * <p>Longer than the engine's other parts on purpose: sending, settling acknowledgements and expiring deadlines work
- * on one batch's state and read best as the one loop they are.
+ * found by one timer thread for all batches; {@link InFlightRecords} keeps a batch's records in flight and their
+ * deadlines.
  */
 final class PublishingWorker implements AutoCloseable {
 
@@ -61,32 +57,28 @@ final class PublishingWorker implements AutoCloseable {
      * broker's usual round trip, far below an acknowledgement timeout.
      */
     static final Duration SLOW_ACKNOWLEDGEMENT = Duration.ofSeconds(1);
-    private static final long SLOW_NANOS = SLOW_ACKNOWLEDGEMENT.toNanos();
 
     private final HandlerRoutes routes;
     private final PartitionOwnership ownership;
     private final OutboxObservation observation;
     private final OutboxListener listener;
-    private final AttemptSettler settler;
+    private final LaneFailures failures;
     private final OutcomeWriter outcomes;
     private final LaneTable lanes;
-    private final boolean stopOnFirstFailure;
     private final ScheduledThreadPoolExecutor deadlines;
     /** Batches not finished: those waiting for acknowledgements hold no thread, and a stop that gives up ends them. */
     private final Set<Run> unfinished = ConcurrentHashMap.newKeySet();
     private volatile boolean stopping;
 
     PublishingWorker(HandlerRoutes routes, PartitionOwnership ownership, OutboxObservation observation,
-            OutboxListener listener, AttemptSettler settler, OutcomeWriter outcomes, LaneTable lanes,
-            boolean stopOnFirstFailure) {
+            OutboxListener listener, LaneFailures failures, OutcomeWriter outcomes, LaneTable lanes) {
         this.routes = routes;
         this.ownership = ownership;
         this.observation = observation;
         this.listener = listener;
-        this.settler = settler;
+        this.failures = failures;
         this.outcomes = outcomes;
         this.lanes = lanes;
-        this.stopOnFirstFailure = stopOnFirstFailure;
         this.deadlines = new ScheduledThreadPoolExecutor(1, DaemonThreads.named("outbox-acknowledgement-timeouts"));
         deadlines.setRemoveOnCancelPolicy(true); // a batch re-arms its timer often: cancelled tasks must not pile up
     }
@@ -121,25 +113,18 @@ final class PublishingWorker implements AutoCloseable {
 
         private final PublishBatch batch;
         private final Duration timeout;
-        private final long timeoutNanos;
+        private final InFlightRecords inFlight;
         private final List<LaneRun> laneRuns;
         private final Queue<Acknowledgement> acknowledgements = new ConcurrentLinkedQueue<>();
         /** Held by the thread working on the batch, or about to: whoever sets it runs the batch. */
         private final AtomicBoolean scheduled = new AtomicBoolean(true);
-        /** In send order, which is deadline order; settled entries are dropped lazily. */
-        private final ArrayDeque<Sending> inFlight = new ArrayDeque<>();
-        /** In send order too: the records in flight not yet found slow; see {@link #markSlow()}. */
-        private final ArrayDeque<Sending> slowNext = new ArrayDeque<>();
-        private int pending;
         private boolean sentSinceFlush;
         private boolean finished;
-        private @Nullable ScheduledFuture<?> wakeAtDeadline;
-        private long wakeAtDeadlineFor;
 
         Run(PublishBatch batch) {
             this.batch = batch;
             this.timeout = batch.publisher.acknowledgementTimeout();
-            this.timeoutNanos = nanos(timeout);
+            this.inFlight = new InFlightRecords(timeout, SLOW_ACKNOWLEDGEMENT, deadlines, this::wakeUp);
             this.laneRuns = new ArrayList<>(batch.lanes.size());
             batch.lanes.forEach(work -> laneRuns.add(new LaneRun(work)));
         }
@@ -192,17 +177,17 @@ final class PublishingWorker implements AutoCloseable {
                 expireOverdue();
                 markSlow();
                 flushIfSent();
-                if (pending == 0) {
+                if (inFlight.pending() == 0) {
                     finish();
                     return;
                 }
-                if (batch.pool.isShutdown() || Thread.currentThread().isInterrupted() || !armDeadline()) {
+                if (batch.pool.isShutdown() || Thread.currentThread().isInterrupted() || !inFlight.armTimer()) {
                     log.info("Outbox publisher: interrupted by shutdown with {} record(s) unacknowledged; they stay "
-                            + "NEW and will be published again", pending);
+                            + "NEW and will be published again", inFlight.pending());
                     finish();
                     return;
                 }
-                long nextDeadline = wakeAtDeadlineFor;
+                long nextDeadline = inFlight.timerAt();
                 scheduled.set(false); // from here on another thread may have the batch: touch nothing of it
                 // an acknowledgement or a deadline that came while the flag was held woke no one: look again
                 if (acknowledgements.isEmpty() && System.nanoTime() - nextDeadline < 0
@@ -244,11 +229,8 @@ final class PublishingWorker implements AutoCloseable {
                     }
                     continue;
                 }
-                Sending sending = new Sending(lane, delivery, route, sentAt, sentAt + timeoutNanos);
-                inFlight.addLast(sending);
-                slowNext.addLast(sending);
+                Sending sending = inFlight.add(lane, delivery, route, sentAt);
                 lane.inFlight = true;
-                pending++;
                 sentSinceFlush = true;
                 stage.whenComplete((value, failure) -> {
                     acknowledgements.add(new Acknowledgement(sending, value, failure));
@@ -273,13 +255,10 @@ final class PublishingWorker implements AutoCloseable {
          */
         private void markSlow() {
             long now = System.nanoTime();
-            Sending oldest;
-            while ((oldest = slowNext.peekFirst()) != null && (oldest.settled || now - oldest.sentAt >= SLOW_NANOS)) {
-                slowNext.pollFirst();
-                if (!oldest.settled) {
-                    oldest.lane.waiting = true;
-                    lanes.waiting(oldest.lane.work, true);
-                }
+            Sending slow;
+            while ((slow = inFlight.pollSlow(now)) != null) {
+                slow.lane.waiting = true;
+                lanes.waiting(slow.lane.work, true);
             }
         }
 
@@ -325,13 +304,11 @@ final class PublishingWorker implements AutoCloseable {
 
         private void settle(Acknowledgement acknowledgement) {
             Sending sending = acknowledgement.sending;
-            if (sending.settled) {
+            if (!inFlight.settle(sending)) {
                 log.debug("Outbox record {}: acknowledgement after its timeout; counted as failed already",
                         sending.delivery.id());
                 return;
             }
-            sending.settled = true;
-            pending--;
             Duration time = Duration.ofNanos(System.nanoTime() - sending.sentAt);
             LaneRun lane = sending.lane;
             answered(lane);
@@ -349,61 +326,22 @@ final class PublishingWorker implements AutoCloseable {
 
         private void expireOverdue() {
             long now = System.nanoTime();
-            Sending oldest;
-            while ((oldest = inFlight.peekFirst()) != null && (oldest.settled || now - oldest.deadline >= 0)) {
-                inFlight.pollFirst();
-                if (!oldest.settled) {
-                    oldest.settled = true;
-                    pending--;
-                    answered(oldest.lane);
-                    afterFailure(oldest.lane, oldest.delivery, oldest.route,
-                            PublishException.timeout(oldest.delivery.record(), timeout), oldest.sentAt);
-                    advance(oldest.lane);
-                }
+            Sending overdue;
+            while ((overdue = inFlight.pollOverdue(now)) != null) {
+                answered(overdue.lane);
+                afterFailure(overdue.lane, overdue.delivery, overdue.route,
+                        PublishException.timeout(overdue.delivery.record(), timeout), overdue.sentAt);
+                advance(overdue.lane);
             }
         }
 
-        private long untilNextDeadline() {
-            Sending oldest;
-            while ((oldest = inFlight.peekFirst()) != null && oldest.settled) {
-                inFlight.pollFirst();
-            }
-            return oldest == null ? 0 : Math.max(0, oldest.deadline - System.nanoTime());
-        }
-
-        /**
-         * Stores a failed attempt, after the lane's completions ahead of it.
-         *
-         * @return whether the lane goes on with its next record
-         */
+        /** @return whether the lane goes on with its next record */
         private boolean afterFailure(LaneRun lane, Delivery delivery, HandlerRoute route, Throwable failure,
                 long sentAt) {
             Duration time = Duration.ofNanos(System.nanoTime() - sentAt);
-            if (lane.work.isAbandoned()) {
-                log.info("Outbox record {} was interrupted by shutdown; it stays NEW and will be published again",
-                        delivery.id());
-                lane.stopped = true;
-                return false;
-            }
-            if (route.publisher() != null) {
-                listener.onPublishFailed(delivery.record(), failure, time);
-            }
-            try {
-                outcomes.complete(lane.done);
-                lane.done.clear();
-                if (settler.settle(delivery, route, failure, time)) {
-                    lane.done.add(new Completion(delivery, time));
-                    return true;
-                }
-            } catch (RuntimeException e) {
-                log.warn("Outbox lane {}: could not store an outcome; its records will be published again",
-                        lane.work.lane, e);
-                lane.done.clear();
-                lane.stopped = true;
-                return false;
-            }
-            lane.stopped = stopOnFirstFailure;
-            return !stopOnFirstFailure;
+            boolean goesOn = failures.afterFailure(lane.work, lane.done, delivery, route, failure, time, true);
+            lane.stopped = !goesOn;
+            return goesOn;
         }
 
         private void flushIfSent() {
@@ -418,35 +356,6 @@ final class PublishingWorker implements AutoCloseable {
             }
         }
 
-        /**
-         * Has the timer wake the batch at its next deadline, unless it will already.
-         *
-         * @return false when the timer is closed: the processor is
-         */
-        private boolean armDeadline() {
-            untilNextDeadline(); // drops settled entries: the head is the oldest record in flight
-            long next = inFlight.getFirst().deadline;
-            Sending slow = slowNext.peekFirst(); // unsettled: markSlow dropped the settled ones ahead
-            if (slow != null && slow.sentAt + SLOW_NANOS - next < 0) {
-                next = slow.sentAt + SLOW_NANOS;
-            }
-            if (wakeAtDeadline != null && wakeAtDeadlineFor == next) {
-                return true;
-            }
-            if (wakeAtDeadline != null) {
-                wakeAtDeadline.cancel(false);
-            }
-            try {
-                wakeAtDeadline = deadlines.schedule(this::wakeUp, Math.max(0, next - System.nanoTime()),
-                        TimeUnit.NANOSECONDS);
-                wakeAtDeadlineFor = next;
-                return true;
-            } catch (RejectedExecutionException e) {
-                wakeAtDeadline = null;
-                return false;
-            }
-        }
-
         /** Releases the lanes still in hand: a record in flight stays NEW, the completions before it are stored. */
         private void finish() {
             laneRuns.forEach(this::release);
@@ -455,26 +364,13 @@ final class PublishingWorker implements AutoCloseable {
 
         private void end() {
             finished = true; // and the scheduled flag stays set: nothing wakes the batch any more
-            if (wakeAtDeadline != null) {
-                wakeAtDeadline.cancel(false);
-            }
+            inFlight.cancelTimer();
             unfinished.remove(this);
         }
     }
 
-    private static long nanos(Duration timeout) {
-        if (timeout.isNegative() || timeout.isZero()) {
-            throw new IllegalStateException("acknowledgementTimeout of a publisher must be positive, was " + timeout);
-        }
-        try {
-            return timeout.toNanos();
-        } catch (ArithmeticException e) {
-            return Long.MAX_VALUE / 2;
-        }
-    }
-
     /** One lane's progress through the batch. */
-    private static final class LaneRun {
+    static final class LaneRun {
         final LaneWork work;
         final List<Completion> done = new ArrayList<>();
         int next;
@@ -490,24 +386,6 @@ final class PublishingWorker implements AutoCloseable {
 
         boolean hasNext() {
             return !stopped && next < work.deliveries.size();
-        }
-    }
-
-    /** A record sent and not yet settled. */
-    private static final class Sending {
-        final LaneRun lane;
-        final Delivery delivery;
-        final HandlerRoute route;
-        final long sentAt;
-        final long deadline;
-        boolean settled;
-
-        Sending(LaneRun lane, Delivery delivery, HandlerRoute route, long sentAt, long deadline) {
-            this.lane = lane;
-            this.delivery = delivery;
-            this.route = route;
-            this.sentAt = sentAt;
-            this.deadline = deadline;
         }
     }
 

@@ -1,6 +1,8 @@
 package dev.outbox.publish;
 
-import dev.outbox.handler.OutboxFallbackHandler;
+import dev.outbox.OutboxFallbackHandler;
+import dev.outbox.OutboxRecord;
+import dev.outbox.internal.Checks;
 import dev.outbox.retry.OutboxRetryPolicy;
 import java.util.Collection;
 import java.util.Objects;
@@ -95,7 +97,7 @@ public final class PublisherRegistration {
         private @Nullable OutboxFallbackHandler fallback;
 
         private Builder(String id, OutboxPublisher publisher) {
-            this.id = dev.outbox.handler.HandlerRegistration.checkHandlerId(id);
+            this.id = Checks.handlerId(id, OutboxRecord.MAX_HANDLER_ID_LENGTH);
             this.publisher = Objects.requireNonNull(publisher, "publisher must not be null");
         }
 

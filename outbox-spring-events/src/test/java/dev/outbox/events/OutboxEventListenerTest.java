@@ -7,7 +7,7 @@ import dev.outbox.Outbox;
 import dev.outbox.OutboxRecord;
 import dev.outbox.OutboxRecordRepository;
 import dev.outbox.OutboxRecordStatus;
-import dev.outbox.internal.ForwardingRecordRepository;
+import dev.outbox.internal.repository.ForwardingRecordRepository;
 import dev.outbox.testing.InMemoryRecordStore;
 import java.util.List;
 import org.junit.jupiter.api.AfterEach;

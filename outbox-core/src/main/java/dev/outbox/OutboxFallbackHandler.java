@@ -1,6 +1,4 @@
-package dev.outbox.handler;
-
-import dev.outbox.OutboxRecord;
+package dev.outbox;
 
 /**
  * Takes a record whose handler failed for good: retries exhausted, or a failure that is not retryable (a payload that

@@ -1,4 +1,4 @@
-package dev.outbox.internal;
+package dev.outbox.internal.repository;
 
 import dev.outbox.OutboxRecord;
 import dev.outbox.OutboxRecordRepository;
