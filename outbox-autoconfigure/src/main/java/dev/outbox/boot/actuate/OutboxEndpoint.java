@@ -51,11 +51,11 @@ import org.springframework.boot.actuate.endpoint.web.WebEndpointResponse;
  * records with the oldest of them, the records waiting for an instance that has their handler, how fresh the figures
  * are, this instance and every live one with its heartbeat age and what it can process;
  * {@code /actuator/outbox/partitions} lists the partitions of each owner and this instance's epochs. Write operations
- * retry, skip or delete FAILED records through {@link OutboxAdmin}. The report answers within about {@link #WAIT} twice over whatever the database
- * does: the figures are read on threads of their own, and when they do not come in time the report shows the last
- * ones, marked stale with their age, rather than failing. A write operation likewise answers within
- * {@link #OPERATION_TIMEOUT}: when the outbox tables fail or do not answer in time it is answered 503 with the
- * reason, never 500 and never after the connection pool's own timeout.
+ * retry, skip or delete FAILED records through {@link OutboxAdmin}. The report answers within about {@link #WAIT}
+ * twice over whatever the database does: the figures are read on threads of their own, and when they do not come in
+ * time the report shows the last ones, marked stale with their age, rather than failing. A write operation likewise
+ * answers within {@link #OPERATION_TIMEOUT}: when the outbox tables fail or do not answer in time it is answered 503
+ * with the reason, never 500 and never after the connection pool's own timeout.
  */
 @Endpoint(id = "outbox")
 public class OutboxEndpoint {
@@ -329,8 +329,8 @@ public class OutboxEndpoint {
      * @param failedRecordsStale whether the FAILED records shown are not current
      * @param error why the last read failed, if it did
      */
-    public record Freshness(@Nullable Instant takenAt, boolean stale, @Nullable Double snapshotAgeSeconds, double unansweredSeconds,
-            boolean failedRecordsStale, @Nullable String error) {
+    public record Freshness(@Nullable Instant takenAt, boolean stale, @Nullable Double snapshotAgeSeconds,
+            double unansweredSeconds, boolean failedRecordsStale, @Nullable String error) {
         static Freshness of(LatestReading.Reading<OutboxSnapshot> snapshot, LatestReading.Reading<?> failedRecords) {
             Duration age = snapshot.age();
             RuntimeException failure = snapshot.failure() != null ? snapshot.failure() : failedRecords.failure();
@@ -366,7 +366,8 @@ public class OutboxEndpoint {
     }
 
     /**
-     * @param count FAILED records in the outbox tables, from the cached figures
+     * @param count FAILED records in the outbox tables, from the cached figures (before the first snapshot: how
+     *     many are listed)
      * @param oldest the oldest of them, at most 20, in sequence order
      */
     public record FailedRecords(long count, List<FailedRecord> oldest) {

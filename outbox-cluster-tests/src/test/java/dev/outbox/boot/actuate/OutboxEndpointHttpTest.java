@@ -77,8 +77,9 @@ class OutboxEndpointHttpTest {
             assertThat(JSON.readTree(unknown.body()).get("error").asString())
                     .isEqualTo("no listing is named 'partition'; there is: partitions");
 
-            HttpResponse<String> skipped = http.send(HttpRequest.newBuilder(base.resolve("/actuator/outbox/" + failedId))
-                    .timeout(Duration.ofSeconds(30)).header("Content-Type", "application/json")
+            URI record = base.resolve("/actuator/outbox/" + failedId);
+            HttpResponse<String> skipped = http.send(HttpRequest.newBuilder(record).timeout(Duration.ofSeconds(30))
+                    .header("Content-Type", "application/json")
                     .POST(HttpRequest.BodyPublishers.ofString("{\"action\": \"skip\"}")).build(),
                     HttpResponse.BodyHandlers.ofString());
             assertThat(skipped.statusCode()).as(skipped.body()).isEqualTo(200);
