@@ -13,6 +13,7 @@ import dev.outbox.testkit.DeliveryCheck;
 import dev.outbox.testkit.PublishingRig;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -30,6 +31,16 @@ import org.junit.jupiter.api.Test;
 
 /** The Kafka publisher in the real engine against a real (in-JVM, KRaft) Kafka broker. */
 class KafkaOutboxPublisherTest {
+
+    /**
+     * The headers the README documents for every broker (CloudEvents on; no trace context is stored with these
+     * records), and the writer's own: a message carrying any other header fails the exact-set check.
+     */
+    static final List<String> DOCUMENTED_HEADERS = List.of(OutboxMessageHeaders.RECORD_ID,
+            OutboxMessageHeaders.EVENT_TYPE, OutboxMessageHeaders.AGGREGATE_ID, OutboxMessageHeaders.SEQUENCE,
+            OutboxMessageHeaders.PARTITION, OutboxMessageHeaders.EPOCH, OutboxMessageHeaders.CREATED_AT,
+            OutboxMessageHeaders.CONTENT_TYPE, "ce_specversion", "ce_id", "ce_type", "ce_source", "ce_subject",
+            "ce_time", PublishingRig.TENANT_HEADER);
 
     private static final Duration DEADLINE = Duration.ofSeconds(120);
     private static KafkaTestBroker broker;
@@ -112,6 +123,10 @@ class KafkaOutboxPublisherTest {
             assertThat(KafkaTestBroker.header(message, "ce_subject")).isEqualTo(record.getAggregateId());
             assertThat(KafkaTestBroker.header(message, PublishingRig.TENANT_HEADER))
                     .isEqualTo(PublishingRig.tenantOf(record.getAggregateId()));
+            List<String> names = new ArrayList<>();
+            message.headers().forEach(header -> names.add(header.key()));
+            assertThat(names).as("the documented headers, each once").containsExactlyInAnyOrderElementsOf(
+                    DOCUMENTED_HEADERS);
         });
     }
 

@@ -16,6 +16,7 @@ import io.nats.client.api.MessageInfo;
 import io.nats.client.impl.Headers;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Function;
@@ -26,6 +27,16 @@ import org.junit.jupiter.api.Test;
 
 /** The NATS publisher in the real engine against a real JetStream server. */
 class NatsOutboxPublisherTest {
+
+    /**
+     * The headers the README documents for every broker (CloudEvents on; no trace context is stored with these
+     * records), and the writer's own: a message carrying any other header fails the exact-set check.
+     */
+    static final List<String> DOCUMENTED_HEADERS = List.of(OutboxMessageHeaders.RECORD_ID,
+            OutboxMessageHeaders.EVENT_TYPE, OutboxMessageHeaders.AGGREGATE_ID, OutboxMessageHeaders.SEQUENCE,
+            OutboxMessageHeaders.PARTITION, OutboxMessageHeaders.EPOCH, OutboxMessageHeaders.CREATED_AT,
+            OutboxMessageHeaders.CONTENT_TYPE, "ce_specversion", "ce_id", "ce_type", "ce_source", "ce_subject",
+            "ce_time", PublishingRig.TENANT_HEADER);
 
     private static final Duration DEADLINE = Duration.ofSeconds(120);
     private static NatsTestServer server;
@@ -91,6 +102,11 @@ class NatsOutboxPublisherTest {
             assertThat(headers.getFirst("ce_subject")).isEqualTo(record.getAggregateId());
             assertThat(headers.getFirst(PublishingRig.TENANT_HEADER))
                     .isEqualTo(PublishingRig.tenantOf(record.getAggregateId()));
+            // and JetStream's deduplication id, which the NATS section documents
+            List<String> expected = new ArrayList<>(DOCUMENTED_HEADERS);
+            expected.add("Nats-Msg-Id");
+            assertThat(headers.keySet()).as("the documented headers").containsExactlyInAnyOrderElementsOf(expected);
+            assertThat(headers.get(OutboxMessageHeaders.RECORD_ID)).as("each once").hasSize(1);
         });
     }
 

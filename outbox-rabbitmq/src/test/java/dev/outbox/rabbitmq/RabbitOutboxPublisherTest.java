@@ -36,6 +36,19 @@ import org.springframework.amqp.rabbit.connection.CachingConnectionFactory;
 /** The RabbitMQ publisher in the real engine against a real RabbitMQ server. */
 class RabbitOutboxPublisherTest {
 
+    /**
+     * The headers the README documents for every broker (CloudEvents on; no trace context is stored with these
+     * records), and the writer's own: a message carrying any other header fails the exact-set check.
+     */
+    static final List<String> DOCUMENTED_HEADERS = List.of(OutboxMessageHeaders.RECORD_ID,
+            OutboxMessageHeaders.EVENT_TYPE, OutboxMessageHeaders.AGGREGATE_ID, OutboxMessageHeaders.SEQUENCE,
+            OutboxMessageHeaders.PARTITION, OutboxMessageHeaders.EPOCH, OutboxMessageHeaders.CREATED_AT,
+            OutboxMessageHeaders.CONTENT_TYPE, "ce_specversion", "ce_id", "ce_type", "ce_source", "ce_subject",
+            "ce_time", PublishingRig.TENANT_HEADER);
+    /** Spring AMQP's: which template a returned message is for, and which of its sends (our correlation id). */
+    static final String SPRING_RETURN_LISTENER_HEADER = "spring_listener_return_correlation";
+    static final String SPRING_RETURN_CORRELATION_HEADER = "spring_returned_message_correlation";
+
     private static final Duration DEADLINE = Duration.ofSeconds(120);
     private static RabbitTestBroker broker;
     private static CachingConnectionFactory connection;
@@ -102,6 +115,13 @@ class RabbitOutboxPublisherTest {
                     .containsEntry("ce_source", "/orders")
                     .containsEntry("ce_subject", record.getAggregateId())
                     .containsEntry(PublishingRig.TENANT_HEADER, PublishingRig.tenantOf(record.getAggregateId()));
+            // Spring AMQP's RabbitTemplate adds both to a mandatory message sent with CorrelationData: they match a
+            // message the broker returns (no queue took it) to the template and to its send, which fails UNROUTABLE
+            List<String> expected = new ArrayList<>(DOCUMENTED_HEADERS);
+            expected.addAll(List.of(SPRING_RETURN_LISTENER_HEADER, SPRING_RETURN_CORRELATION_HEADER));
+            assertThat(headers.keySet()).as("the documented headers and Spring AMQP's two for returns")
+                    .containsExactlyInAnyOrderElementsOf(expected);
+            assertThat(headers.get(SPRING_RETURN_CORRELATION_HEADER).toString()).startsWith(record.getId() + "#");
         });
     }
 

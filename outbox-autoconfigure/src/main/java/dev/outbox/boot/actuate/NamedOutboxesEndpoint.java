@@ -17,7 +17,8 @@ import org.springframework.boot.actuate.endpoint.web.WebEndpointResponse;
 /**
  * {@code /actuator/outboxes}: the report of {@code /actuator/outbox} for each outbox of {@code outbox.outboxes}, by
  * name; {@code /actuator/outboxes/{name}} for one. The write operations of {@code /actuator/outbox} are under
- * {@code /actuator/outboxes/{name}} and {@code /actuator/outboxes/{name}/{recordId}}.
+ * {@code /actuator/outboxes/{name}} and {@code /actuator/outboxes/{name}/{recordId}}, its per-partition listings under
+ * {@code /actuator/outboxes/{name}/partitions}.
  */
 @Endpoint(id = "outboxes")
 public class NamedOutboxesEndpoint {
@@ -43,6 +44,16 @@ public class NamedOutboxesEndpoint {
     public @Nullable OutboxReport outbox(@Selector String name) {
         OutboxEndpoint endpoint = byName.get(name);
         return endpoint == null ? null : endpoint.outbox();
+    }
+
+    /**
+     * {@code GET /actuator/outboxes/{name}/partitions}: as {@code GET /actuator/outbox/partitions}; 404 for a name
+     * that is none.
+     */
+    @ReadOperation
+    public WebEndpointResponse<Object> partitions(@Selector String name, @Selector String listing) {
+        OutboxEndpoint endpoint = byName.get(name);
+        return endpoint == null ? notFound(name) : endpoint.partitions(listing);
     }
 
     /** {@code POST /actuator/outboxes/{name}/{recordId}}: as {@code POST /actuator/outbox/{recordId}}. */

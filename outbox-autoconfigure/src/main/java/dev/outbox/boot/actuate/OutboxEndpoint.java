@@ -10,15 +10,18 @@ import dev.outbox.monitoring.LatestReading;
 import dev.outbox.monitoring.OutboxMonitor;
 import dev.outbox.monitoring.OutboxSnapshot;
 import dev.outbox.partition.OwnedPartitions;
+import dev.outbox.partition.PartitionHasher;
 import dev.outbox.spi.FailedRecordFilter;
 import dev.outbox.spi.FetchedRows;
 import dev.outbox.spi.InstanceCapabilities;
 import dev.outbox.spi.InstanceState;
+import dev.outbox.spi.PartitionState;
 import dev.outbox.spi.UnreadableRow;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Comparator;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -44,14 +47,15 @@ import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
 import org.springframework.boot.actuate.endpoint.web.WebEndpointResponse;
 
 /**
- * {@code /actuator/outbox}: this instance and its partitions, every live instance with its heartbeat age and what it
- * can process, the partition owners, the backlog (from the monitor's cached snapshot), the records waiting for an
- * instance that has their handler, and the oldest FAILED records; write operations retry, skip or delete FAILED
- * records through {@link OutboxAdmin}. The report answers within about {@link #WAIT} twice over whatever the database
- * does: the figures are read on threads of their own, and when they do not come in time the report shows the last
- * ones, marked stale with their age, rather than failing. A write operation likewise answers within
- * {@link #OPERATION_TIMEOUT}: when the outbox tables fail or do not answer in time it is answered 503 with the
- * reason, never 500 and never after the connection pool's own timeout.
+ * {@code /actuator/outbox}: this node's health and why, the backlog (from the monitor's cached snapshot), the FAILED
+ * records with the oldest of them, the records waiting for an instance that has their handler, how fresh the figures
+ * are, this instance and every live one with its heartbeat age and what it can process;
+ * {@code /actuator/outbox/partitions} lists the partitions of each owner and this instance's epochs. Write operations
+ * retry, skip or delete FAILED records through {@link OutboxAdmin}. The report answers within about {@link #WAIT}
+ * twice over whatever the database does: the figures are read on threads of their own, and when they do not come in
+ * time the report shows the last ones, marked stale with their age, rather than failing. A write operation likewise
+ * answers within {@link #OPERATION_TIMEOUT}: when the outbox tables fail or do not answer in time it is answered 503
+ * with the reason, never 500 and never after the connection pool's own timeout.
  */
 @Endpoint(id = "outbox")
 public class OutboxEndpoint {
@@ -62,6 +66,8 @@ public class OutboxEndpoint {
     static final int FAILED_RECORDS_SHOWN = 20;
     private static final List<String> RECORD_ACTIONS = List.of("retry", "skip", "delete");
     private static final String RETRY_ALL = "retry-all";
+    /** The sub-path of the per-partition listings. */
+    static final String PARTITIONS = "partitions";
     /** How long the report waits for each of its database reads (the snapshot, the FAILED records). */
     static final Duration WAIT = Duration.ofSeconds(2);
     /** How long a write operation waits for the outbox tables before it answers 503. */
@@ -225,77 +231,166 @@ public class OutboxEndpoint {
                 .toList();
     }
 
+    /**
+     * {@code GET /actuator/outbox}: what an operator looks for first, in this order: this node's health in a word and
+     * why (the judgement of {@code outbox} health), the backlog, the FAILED records (count and the oldest), the
+     * deferred records, how fresh the figures are; then this instance and the live ones. The per-partition listings
+     * are under {@link #partitions(String) /actuator/outbox/partitions}.
+     */
     @ReadOperation
     public OutboxReport outbox() {
         LatestReading.Reading<OutboxSnapshot> reading = monitor.latest(WAIT);
         LatestReading.Reading<List<FailedRecord>> failed = failedRecords.get(WAIT);
         OutboxSnapshot snapshot = reading.value();
-        OwnedPartitions owned = coordinator != null ? coordinator.ownedPartitions()
-                : snapshot != null ? snapshot.ownedPartitions() : OwnedPartitions.none();
-        Map<Integer, Long> epochs = new LinkedHashMap<>();
-        owned.stream().forEach(partition -> epochs.put(partition, owned.epochOf(partition)));
+        NodeHealth health = NodeHealth.of(reading, coordinator, monitor.staleTimeout());
+        Freshness freshness = Freshness.of(reading, failed);
+        List<FailedRecord> oldestFailed = failed.answer().orElse(List.of());
         ThisInstance self = new ThisInstance(instanceId, coordinator != null,
                 coordinator != null && coordinator.isInContact(), coordinator != null && coordinator.isShuttingDown(),
-                owned.size(), epochs);
-        Freshness freshness = Freshness.of(reading, failed);
-        List<FailedRecord> failedShown = failed.answer().orElse(List.of());
+                ownedPartitions(snapshot).size());
         if (snapshot == null) {
-            return new OutboxReport(null, freshness, self, List.of(), Map.of(), 0,
-                    new Backlog(Map.of(), null, 0, 0, 0, Map.of()), new Deferred(0, 0, List.of()), failedShown);
+            return new OutboxReport(health.status(), health.reason(), new Backlog(0, null, 0, 0, Map.of(), Map.of()),
+                    new FailedRecords(oldestFailed.size(), oldestFailed), new Deferred(0, 0, List.of()), freshness,
+                    self, List.of(), 0);
         }
-        List<Member> members = snapshot.liveInstances().stream().map(Member::of).toList();
         Map<String, Long> counts = new LinkedHashMap<>();
         for (OutboxRecordStatus status : OutboxRecordStatus.values()) {
             counts.put(status.name().toLowerCase(Locale.ROOT), snapshot.recordCount(status));
         }
-        Backlog backlog = new Backlog(counts, snapshot.oldestPending().orElse(null),
-                snapshot.oldestPendingAge().toMillis() / 1000.0, snapshot.recordCount(OutboxRecordStatus.FAILED),
-                snapshot.pendingInOwnedPartitions(), snapshot.unknownStatusCounts());
+        Backlog backlog = new Backlog(snapshot.recordCount(OutboxRecordStatus.NEW),
+                snapshot.oldestPending().orElse(null), snapshot.oldestPendingAge().toMillis() / 1000.0,
+                snapshot.pendingInOwnedPartitions(), counts, snapshot.unknownStatusCounts());
         Deferred deferred = new Deferred(snapshot.deferredRecordCount(), snapshot.unhandledRecordCount(),
                 snapshot.deferredRecords());
-        return new OutboxReport(snapshot.takenAt(), freshness, self, members, snapshot.partitionsByOwner(),
-                snapshot.unassignedPartitionCount(), backlog, deferred, failedShown);
+        Map<String, Set<Integer>> byOwner = snapshot.partitionsByOwner();
+        List<Member> members = snapshot.liveInstances().stream()
+                .map(state -> Member.of(state, byOwner.getOrDefault(state.instanceId(), Set.of()).size()))
+                .toList();
+        return new OutboxReport(health.status(), health.reason(), backlog,
+                new FailedRecords(snapshot.recordCount(OutboxRecordStatus.FAILED), oldestFailed), deferred,
+                freshness, self, members, snapshot.unassignedPartitionCount());
+    }
+
+    /**
+     * {@code GET /actuator/outbox/partitions}: the per-partition listings the report leaves out, 256 entries each:
+     * this instance's partitions with their epochs, the partitions of each owner, those without a live owner, and the
+     * NEW records of each partition that has any. Another sub-path is answered 404 naming this one.
+     */
+    @ReadOperation
+    public WebEndpointResponse<Object> partitions(@Selector String listing) {
+        if (!PARTITIONS.equals(listing)) {
+            return new WebEndpointResponse<>(new UnknownListing("no listing is named " + EchoedInput.quoted(listing)
+                    + "; there is: " + PARTITIONS, List.of(PARTITIONS)), WebEndpointResponse.STATUS_NOT_FOUND);
+        }
+        return new WebEndpointResponse<>(partitionsReport());
+    }
+
+    /** What {@code GET /actuator/outbox/partitions} answers. */
+    public PartitionsReport partitionsReport() {
+        LatestReading.Reading<OutboxSnapshot> reading = monitor.latest(WAIT);
+        OutboxSnapshot snapshot = reading.value();
+        OwnedPartitions owned = ownedPartitions(snapshot);
+        Map<Integer, Long> epochs = new LinkedHashMap<>();
+        owned.stream().forEach(partition -> epochs.put(partition, owned.epochOf(partition)));
+        if (snapshot == null) {
+            return new PartitionsReport(null, reading.stale(), instanceId, epochs, Map.of(), List.of(), Map.of());
+        }
+        Set<String> live = new HashSet<>();
+        snapshot.liveInstances().forEach(state -> live.add(state.instanceId()));
+        List<Integer> unassigned = snapshot.partitions().stream()
+                .filter(partition -> partition.owner() == null || !live.contains(partition.owner()))
+                .map(PartitionState::partition).sorted().toList();
+        Map<Integer, Long> pending = new LinkedHashMap<>();
+        for (int partition = 0; partition < PartitionHasher.PARTITION_COUNT; partition++) {
+            long records = snapshot.pendingIn(partition);
+            if (records > 0) {
+                pending.put(partition, records);
+            }
+        }
+        return new PartitionsReport(snapshot.takenAt(), reading.stale(), instanceId, epochs,
+                snapshot.partitionsByOwner(), unassigned, pending);
+    }
+
+    /** This instance's partitions: the coordinator's own state when clustered, else the snapshot's. */
+    private OwnedPartitions ownedPartitions(@Nullable OutboxSnapshot snapshot) {
+        return coordinator != null ? coordinator.ownedPartitions()
+                : snapshot != null ? snapshot.ownedPartitions() : OwnedPartitions.none();
     }
 
     /**
      * Whether the report's figures are current. When the database did not answer in time they are the last ones
      * read, and say how old they are.
      *
+     * @param takenAt when the backlog and cluster figures were read (they are reused for
+     *     {@code outbox.metrics.refresh-interval}); null before the first read answered
      * @param stale whether any figure is not current: not read yet, the last read failed or is still unanswered
      * @param snapshotAgeSeconds age of the backlog and cluster figures; null before the first snapshot
      * @param unansweredSeconds how long the outbox tables have not answered; 0 when they did
      * @param failedRecordsStale whether the FAILED records shown are not current
      * @param error why the last read failed, if it did
      */
-    public record Freshness(boolean stale, @Nullable Double snapshotAgeSeconds, double unansweredSeconds,
-            boolean failedRecordsStale, @Nullable String error) {
-        static Freshness of(LatestReading.Reading<?> snapshot, LatestReading.Reading<?> failedRecords) {
+    public record Freshness(@Nullable Instant takenAt, boolean stale, @Nullable Double snapshotAgeSeconds,
+            double unansweredSeconds, boolean failedRecordsStale, @Nullable String error) {
+        static Freshness of(LatestReading.Reading<OutboxSnapshot> snapshot, LatestReading.Reading<?> failedRecords) {
             Duration age = snapshot.age();
             RuntimeException failure = snapshot.failure() != null ? snapshot.failure() : failedRecords.failure();
             Duration unanswered = snapshot.unansweredFor().compareTo(failedRecords.unansweredFor()) >= 0
                     ? snapshot.unansweredFor() : failedRecords.unansweredFor();
-            return new Freshness(snapshot.stale() || failedRecords.stale(),
+            OutboxSnapshot read = snapshot.value();
+            return new Freshness(read == null ? null : read.takenAt(), snapshot.stale() || failedRecords.stale(),
                     age == null ? null : age.toMillis() / 1000.0, unanswered.toMillis() / 1000.0,
                     failedRecords.stale(), failure == null ? null : failure.toString());
         }
     }
 
     /**
-     * @param takenAt when the figures were read (they are reused for {@code outbox.metrics.refresh-interval}); null
-     *     before the first read answered
+     * The report of {@code GET /actuator/outbox}, its fields in the order an operator looks for them; the JSON keeps
+     * this order.
+     *
+     * @param health this node's health in a word: {@code UP}, {@code DOWN}, {@code OUT_OF_SERVICE} or
+     *     {@code UNKNOWN}, as {@code /actuator/health/outbox} judges it
+     * @param reason why it is not UP; null when UP
+     * @param backlog the NEW records and the age of the oldest, and the records by status
+     * @param failedRecords how many records are FAILED, and the oldest of them (read now, not cached, unless
+     *     {@code freshness} says so)
+     * @param deferred records waiting for an instance that has their handler
      * @param freshness whether the figures are current, and how old they are when not
      * @param instance this instance, from its own state
      * @param instances the live instances of the cluster
-     * @param partitionsByOwner owned partitions by instance id
-     * @param unassignedPartitions partitions without a live owner
-     * @param backlog records by status and the age of the oldest NEW one
-     * @param deferred records waiting for an instance that has their handler
-     * @param failedRecords the oldest FAILED records (read now, not cached, unless {@code freshness} says so), at
-     *     most 20
+     * @param unassignedPartitions partitions without a live owner; which ones is under
+     *     {@code /actuator/outbox/partitions}
      */
-    public record OutboxReport(@Nullable Instant takenAt, Freshness freshness, ThisInstance instance,
-            List<Member> instances, Map<String, Set<Integer>> partitionsByOwner, int unassignedPartitions, Backlog backlog,
-            Deferred deferred, List<FailedRecord> failedRecords) {
+    public record OutboxReport(String health, @Nullable String reason, Backlog backlog, FailedRecords failedRecords,
+            Deferred deferred, Freshness freshness, ThisInstance instance, List<Member> instances,
+            int unassignedPartitions) {
+    }
+
+    /**
+     * @param count FAILED records in the outbox tables, from the cached figures (before the first snapshot: how
+     *     many are listed)
+     * @param oldest the oldest of them, at most 20, in sequence order
+     */
+    public record FailedRecords(long count, List<FailedRecord> oldest) {
+    }
+
+    /**
+     * The answer of {@code GET /actuator/outbox/partitions}.
+     *
+     * @param takenAt when the cluster figures were read; null before the first read answered
+     * @param stale whether they are not current (see {@link Freshness})
+     * @param instance this instance's id
+     * @param epochs epoch of each partition this instance owns, from its own state; status writes are fenced on it
+     * @param byOwner owned partitions by instance id
+     * @param unassigned partitions without a live owner
+     * @param pending NEW records by partition, for the partitions that have any
+     */
+    public record PartitionsReport(@Nullable Instant takenAt, boolean stale, String instance,
+            Map<Integer, Long> epochs, Map<String, Set<Integer>> byOwner, List<Integer> unassigned,
+            Map<Integer, Long> pending) {
+    }
+
+    /** The answer to a listing that does not exist, with those that do. */
+    public record UnknownListing(String error, List<String> listings) {
     }
 
     /**
@@ -339,23 +434,26 @@ public class OutboxEndpoint {
     /**
      * @param clustered whether it takes part in partition assignment (processing in the background)
      * @param inContact whether its heartbeat lease is valid
-     * @param epochs epoch of each owned partition; status writes are fenced on it
+     * @param ownedPartitions how many partitions it owns; which ones, with their epochs, is under
+     *     {@code /actuator/outbox/partitions}
      */
     public record ThisInstance(String id, boolean clustered, boolean inContact, boolean shuttingDown,
-            int ownedPartitions, Map<Integer, Long> epochs) {
+            int ownedPartitions) {
     }
 
     /**
      * A live instance as the instance table has it, with its heartbeat age by the database's clock and what it can
      * process; the version and handler fields are null for an instance that did not say.
+     *
+     * @param ownedPartitions how many partitions the partition table gives it
      */
     public record Member(String id, String hostname, int port, String status, Instant startedAt,
-            double heartbeatAgeSeconds, @Nullable String version, @Nullable Set<String> handlerIds,
+            double heartbeatAgeSeconds, int ownedPartitions, @Nullable String version, @Nullable Set<String> handlerIds,
             @Nullable Set<String> eventTypes, @Nullable Boolean recordProcessor) {
-        static Member of(InstanceState state) {
+        static Member of(InstanceState state, int ownedPartitions) {
             InstanceCapabilities capabilities = state.capabilities();
             return new Member(state.instanceId(), state.hostname(), state.port(), state.status().name(),
-                    state.startedAt(), state.heartbeatAge().toMillis() / 1000.0,
+                    state.startedAt(), state.heartbeatAge().toMillis() / 1000.0, ownedPartitions,
                     capabilities == null ? null : capabilities.version(),
                     capabilities == null ? null : capabilities.handlerIds(),
                     capabilities == null ? null : capabilities.eventTypes(),
@@ -364,15 +462,15 @@ public class OutboxEndpoint {
     }
 
     /**
-     * @param records records per status
+     * @param pending NEW records
      * @param oldestPending creation time of the oldest NEW record, if any
      * @param oldestPendingAgeSeconds its age when read
-     * @param failed FAILED records, which wait for an operator
      * @param pendingInOwnedPartitions NEW records in this instance's partitions
+     * @param records records per status
      * @param unknownStatuses rows whose status is none of the library's (written by SQL), by the status as stored;
      *     no fetch reads them as due, and the processor marks them FAILED as unreadable rows within a minute
      */
-    public record Backlog(Map<String, Long> records, @Nullable Instant oldestPending, double oldestPendingAgeSeconds,
-            long failed, long pendingInOwnedPartitions, Map<String, Long> unknownStatuses) {
+    public record Backlog(long pending, @Nullable Instant oldestPending, double oldestPendingAgeSeconds,
+            long pendingInOwnedPartitions, Map<String, Long> records, Map<String, Long> unknownStatuses) {
     }
 }

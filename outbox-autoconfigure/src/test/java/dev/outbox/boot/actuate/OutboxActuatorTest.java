@@ -15,6 +15,8 @@ import dev.outbox.boot.OutboxWriteAutoConfiguration;
 import dev.outbox.boot.actuate.OutboxEndpoint.AdminError;
 import dev.outbox.boot.actuate.OutboxEndpoint.AdminResult;
 import dev.outbox.boot.actuate.OutboxEndpoint.OutboxReport;
+import dev.outbox.boot.actuate.OutboxEndpoint.PartitionsReport;
+import dev.outbox.boot.actuate.OutboxEndpoint.UnknownListing;
 import dev.outbox.cluster.ClusterCoordinator;
 import dev.outbox.handler.HandlerRegistration;
 import dev.outbox.monitoring.OutboxMonitor;
@@ -33,6 +35,8 @@ import org.springframework.boot.health.contributor.Health;
 import org.springframework.boot.health.contributor.Status;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.annotation.Bean;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
 
 class OutboxActuatorTest {
 
@@ -66,38 +70,54 @@ class OutboxActuatorTest {
                     ClusterCoordinator coordinator = context.getBean(ClusterCoordinator.class);
                     await().atMost(PATIENCE).until(() -> coordinator.ownedPartitions().size() == 256);
                     OutboxEndpoint endpoint = context.getBean(OutboxEndpoint.class);
-                    await().atMost(PATIENCE).until(() -> endpoint.outbox().backlog().failed() == 1);
+                    await().atMost(PATIENCE).until(() -> endpoint.outbox().failedRecords().count() == 1);
 
                     OutboxReport report = endpoint.outbox();
 
+                    assertThat(report.health()).isEqualTo("UP");
+                    assertThat(report.reason()).isNull();
                     assertThat(report.instance().id()).isEqualTo("node-a");
                     assertThat(report.instance().clustered()).isTrue();
                     assertThat(report.instance().inContact()).isTrue();
                     assertThat(report.instance().ownedPartitions()).isEqualTo(256);
-                    assertThat(report.instance().epochs()).hasSize(256).containsEntry(0, 1L).containsEntry(255, 1L);
                     assertThat(report.instances()).singleElement().satisfies(member -> {
                         assertThat(member.id()).isEqualTo("node-a");
                         assertThat(member.status()).isEqualTo("ACTIVE");
                         assertThat(member.heartbeatAgeSeconds()).isBetween(0.0, 5.0);
+                        assertThat(member.ownedPartitions()).isEqualTo(256);
                     });
-                    assertThat(report.partitionsByOwner()).containsOnlyKeys("node-a");
-                    assertThat(report.partitionsByOwner().get("node-a")).hasSize(256);
                     assertThat(report.unassignedPartitions()).isZero();
+                    assertThat(report.backlog().pending()).isZero();
                     assertThat(report.backlog().records()).containsEntry("failed", 1L).containsEntry("new", 0L);
                     assertThat(report.backlog().oldestPending()).isNull();
+
+                    WebEndpointResponse<Object> listed = endpoint.partitions("partitions");
+                    assertThat(listed.getStatus()).isEqualTo(200);
+                    PartitionsReport partitions = (PartitionsReport) listed.getBody();
+                    assertThat(partitions.instance()).isEqualTo("node-a");
+                    assertThat(partitions.epochs()).hasSize(256).containsEntry(0, 1L).containsEntry(255, 1L);
+                    assertThat(partitions.byOwner()).containsOnlyKeys("node-a");
+                    assertThat(partitions.byOwner().get("node-a")).hasSize(256);
+                    assertThat(partitions.unassigned()).isEmpty();
+                    assertThat(partitions.pending()).isEmpty();
+                    WebEndpointResponse<Object> unknownListing = endpoint.partitions("partition");
+                    assertThat(unknownListing.getStatus()).isEqualTo(404);
+                    assertThat(unknownListing.getBody()).isEqualTo(new UnknownListing(
+                            "no listing is named 'partition'; there is: partitions", List.of("partitions")));
 
                     Health health = context.getBean(OutboxHealthIndicator.class).health(true);
                     assertThat(health.getStatus()).isEqualTo(Status.UP);
                     assertThat(health.getDetails()).containsEntry("ownedPartitions", 256).containsEntry("failed", 1L)
                             .containsKey("lastHeartbeatSecondsAgo");
 
-                    assertThat(report.failedRecords()).singleElement().satisfies(failed -> {
+                    assertThat(report.failedRecords().count()).isEqualTo(1);
+                    assertThat(report.failedRecords().oldest()).singleElement().satisfies(failed -> {
                         assertThat(failed.aggregateId()).isEqualTo("order-1");
                         assertThat(failed.lastError()).contains("downstream refuses");
                     });
-                    String failedId = report.failedRecords().get(0).id();
+                    String failedId = report.failedRecords().oldest().get(0).id();
                     assertThat(endpoint.act(failedId, "skip").getBody()).isEqualTo(new AdminResult("skip", 1));
-                    assertThat(endpoint.outbox().failedRecords()).isEmpty();
+                    assertThat(endpoint.outbox().failedRecords().oldest()).isEmpty();
                     assertThat(endpoint.act(failedId, "skip").getBody()).as("no longer FAILED")
                             .isEqualTo(new AdminResult("skip", 0));
                     assertThat(endpoint.act(failedId, "delete").getBody()).isEqualTo(new AdminResult("delete", 1));
@@ -111,6 +131,47 @@ class OutboxActuatorTest {
                     coordinator.beginShutdown();
                     assertThat(context.getBean(OutboxHealthIndicator.class).health(true).getStatus())
                             .isEqualTo(Status.OUT_OF_SERVICE);
+                    assertThat(endpoint.outbox().health()).isEqualTo("OUT_OF_SERVICE");
+                    assertThat(endpoint.outbox().reason()).isEqualTo("this instance is shutting down");
+                });
+    }
+
+    /**
+     * Issue 30: the report of one instance owning the 256 partitions was 3,655 bytes of JSON, 2,800 of them its two
+     * 256-entry listings (epochs, partitions by owner), with the backlog and the FAILED records last.
+     */
+    @Test
+    void theReportLeadsWithHealthAndBacklogAndLeavesThePartitionListingsToTheirSubPath() {
+        runner.withPropertyValues("outbox.schema-initialization.enabled=true", "outbox.retry.max-retries=0")
+                .withUserConfiguration(FailingProcessor.class)
+                .run(context -> {
+                    context.getBean(Outbox.class).schedule(new Ping("x"), "order-1");
+                    ClusterCoordinator coordinator = context.getBean(ClusterCoordinator.class);
+                    await().atMost(PATIENCE).until(() -> coordinator.ownedPartitions().size() == 256);
+                    OutboxEndpoint endpoint = context.getBean(OutboxEndpoint.class);
+                    await().atMost(PATIENCE).until(() -> endpoint.outbox().failedRecords().count() == 1
+                            && endpoint.outbox().instances().size() == 1);
+                    // the mapper Spring MVC writes an endpoint's answer with
+                    JsonMapper json = context.getBean(JsonMapper.class);
+
+                    String report = json.writeValueAsString(endpoint.outbox());
+                    String partitions = json.writeValueAsString(endpoint.partitions("partitions").getBody());
+
+                    System.out.printf("/actuator/outbox: %,d bytes; /actuator/outbox/partitions: %,d bytes%n",
+                            report.length(), partitions.length());
+                    assertThat(report.length()).as(report).isLessThan(1_600);
+                    assertThat(partitions.length()).as("the listings left out").isGreaterThan(2_000);
+                    JsonNode tree = json.readTree(report);
+                    assertThat(tree.propertyNames()).containsExactly("health", "reason", "backlog", "failedRecords",
+                            "deferred", "freshness", "instance", "instances", "unassignedPartitions");
+                    assertThat(tree.get("health").asString()).isEqualTo("UP");
+                    assertThat(tree.get("backlog").propertyNames()).containsExactly("pending", "oldestPending",
+                            "oldestPendingAgeSeconds", "pendingInOwnedPartitions", "records", "unknownStatuses");
+                    assertThat(tree.get("failedRecords").get("count").asLong()).isEqualTo(1);
+                    assertThat(tree.get("failedRecords").get("oldest").get(0).get("aggregateId").asString())
+                            .isEqualTo("order-1");
+                    assertThat(tree.get("instance").get("ownedPartitions").asInt()).isEqualTo(256);
+                    assertThat(json.readTree(partitions).get("byOwner").get("node-a")).hasSize(256);
                 });
     }
 
@@ -159,6 +220,10 @@ class OutboxActuatorTest {
                     Health health = context.getBean(OutboxHealthIndicator.class).health(true);
                     assertThat(health.getStatus()).isEqualTo(Status.DOWN);
                     assertThat(health.getDetails().get("error").toString()).containsIgnoringCase("outbox_record");
+                    OutboxReport report = context.getBean(OutboxEndpoint.class).outbox();
+                    assertThat(report.health()).isEqualTo("DOWN");
+                    assertThat(report.reason()).isEqualTo(health.getDetails().get("reason"))
+                            .isEqualTo("reading the outbox tables failed");
                 });
     }
 

@@ -114,12 +114,19 @@ class OutboxHealthDuringOutageTest {
         clock.advance(Duration.ofSeconds(3));
         OutboxReport during = answered(endpoint::outbox);
 
-        assertThat(during.takenAt()).isEqualTo(before.takenAt());
+        assertThat(during.freshness().takenAt()).isEqualTo(before.freshness().takenAt());
+        assertThat(during.health()).as("not yet the stale-instance timeout").isEqualTo("UP");
         assertThat(during.freshness().stale()).isTrue();
         assertThat(during.freshness().failedRecordsStale()).isTrue();
         assertThat(during.freshness().snapshotAgeSeconds()).isEqualTo(3.0);
         assertThat(during.instance().ownedPartitions()).isEqualTo(256);
         assertThat(during.instances()).isEqualTo(before.instances());
+
+        clock.advance(Duration.ofSeconds(10)); // since the hanging read began
+        OutboxReport silent = answered(endpoint::outbox);
+        assertThat(silent.health()).as("the judgement of outbox health").isEqualTo("DOWN");
+        assertThat(silent.reason()).isEqualTo("the outbox tables have not answered for 10.0s "
+                + "(outbox.instance.stale-instance-timeout-seconds: 10)");
     }
 
     @Test

@@ -15,6 +15,7 @@ import dev.outbox.boot.OutboxWriteAutoConfiguration;
 import dev.outbox.boot.actuate.NamedOutboxesEndpoint;
 import dev.outbox.boot.actuate.OutboxActuatorAutoConfiguration;
 import dev.outbox.boot.actuate.OutboxEndpoint.OutboxReport;
+import dev.outbox.boot.actuate.OutboxEndpoint.PartitionsReport;
 import dev.outbox.handler.HandlerRegistration;
 import dev.outbox.jdbc.testing.ReadmeSnippets;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -234,6 +235,12 @@ class NamedOutboxesTest {
             await().atMost(PATIENCE).untilAsserted(() -> assertThat(endpoint.outbox("billing").backlog().records())
                     .containsEntry("completed", 2L));
             assertThat(endpoint.outbox("ledger").instance().ownedPartitions()).isEqualTo(256);
+            assertThat(((PartitionsReport) endpoint.partitions("ledger", "partitions").getBody()).epochs())
+                    .hasSize(256);
+            assertThat(endpoint.partitions("nope", "partitions").getStatus())
+                    .isEqualTo(WebEndpointResponse.STATUS_NOT_FOUND);
+            assertThat(endpoint.partitions("ledger", "nope").getStatus())
+                    .isEqualTo(WebEndpointResponse.STATUS_NOT_FOUND);
             assertThat(endpoint.outbox("nope")).isNull();
             assertThat(endpoint.act("nope", "r-1", "retry").getStatus())
                     .isEqualTo(WebEndpointResponse.STATUS_NOT_FOUND);
