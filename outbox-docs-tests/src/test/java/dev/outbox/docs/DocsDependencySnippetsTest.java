@@ -16,7 +16,10 @@ import java.nio.file.SimpleFileVisitor;
 import java.nio.file.attribute.BasicFileAttributes;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Collection;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.jar.Attributes;
 import java.util.jar.JarEntry;
@@ -71,30 +74,31 @@ class DocsDependencySnippetsTest {
         linkEverythingBut(outerLocalRepository(), localRepository, build.groupId.split("\\."));
 
         // Each block with the first BOM import the docs show; each import block on its own too.
-        List<String> modules = new ArrayList<>();
-        List<String> described = new ArrayList<>();
+        Map<String, String> modules = new LinkedHashMap<>();
         for (Block block : dependencyBlocks) {
-            modules.add(writeProject(modules.size(), block.where, repository, imports.get(0).imports,
-                    block.dependencies));
-            described.add(block.where);
+            modules.put(writeProject(modules.size(), block.where, repository, imports.get(0).imports,
+                    block.dependencies), block.where);
         }
         for (Block block : imports) {
-            modules.add(writeProject(modules.size(), block.where + " (BOM import alone)", repository, block.imports,
-                    List.of()));
-            described.add(block.where + " (BOM import alone)");
+            String where = block.where + " (BOM import alone)";
+            modules.put(writeProject(modules.size(), where, repository, block.imports, List.of()), where);
         }
         Path aggregator = WORK.resolve("pom.xml");
-        Files.writeString(aggregator, aggregatorPom(modules));
+        Files.writeString(aggregator, aggregatorPom(modules.keySet()));
 
         Path log = WORK.resolve("build.log");
         int exit = runMaven(aggregator, localRepository, log);
         String output = Files.readString(log);
-        assertThat(exit).as("Maven on the docs' dependency blocks %s exited %d:%n%s", described, exit,
-                essentials(output)).isZero();
+        String essentials = essentials(output);
+        for (Map.Entry<String, String> module : modules.entrySet()) {
+            essentials = essentials.replace(module.getKey(), module.getKey() + " (" + module.getValue() + ")");
+        }
+        assertThat(exit).as("Maven on the docs' dependency blocks %s exited %d:%n%s", modules.values(), exit,
+                essentials).isZero();
         assertThat(output).as("a dependency without its pom in the repository")
                 .doesNotContain("is missing, no dependency information available");
-        for (String module : modules) {
-            assertThat(output).as("%s was resolved", module).contains("@ " + module + " ---");
+        for (Map.Entry<String, String> module : modules.entrySet()) {
+            assertThat(output).as("%s was resolved", module.getValue()).contains("@ " + module.getKey() + " ---");
         }
     }
 
@@ -280,7 +284,7 @@ class DocsDependencySnippetsTest {
         return module;
     }
 
-    private static String aggregatorPom(List<String> modules) {
+    private static String aggregatorPom(Collection<String> modules) {
         return """
                 <?xml version="1.0" encoding="UTF-8"?>
                 <project xmlns="http://maven.apache.org/POM/4.0.0">
