@@ -373,13 +373,6 @@ public final class OutboxRecord {
             return this;
         }
 
-        /**
-         * Validates and creates the record, due at once or when delayed delivery says. Throws
-         * {@link IllegalArgumentException} naming the field for
-         * a null or blank aggregate id or event type, an id or type longer than its column, text that is not valid
-         * UTF-16 or contains U+0000 (which PostgreSQL cannot store), a payload over the limit, or headers that break
-         * a rule of {@link RecordHeaders}.
-         */
         /** A header of the record; see {@link RecordHeaders} for the rules, checked by {@link #build(Clock)}. */
         public Builder header(String name, String value) {
             headers.put(name, value);
@@ -392,6 +385,13 @@ public final class OutboxRecord {
             return this;
         }
 
+        /**
+         * Validates and creates the record, due at once or when delayed delivery says. Throws
+         * {@link IllegalArgumentException} naming the field for
+         * a null or blank aggregate id or event type, an id or type longer than its column, text that is not valid
+         * UTF-16 or contains U+0000 (which PostgreSQL cannot store), a payload over the limit, or headers that break
+         * a rule of {@link RecordHeaders}.
+         */
         public OutboxRecord build(Clock clock) {
             Objects.requireNonNull(clock, "clock must not be null");
             if (payload == null) {
@@ -521,13 +521,13 @@ public final class OutboxRecord {
             return this;
         }
 
-        /** The partition epoch of a delivery; see {@link OutboxRecord#getEpoch()}. */
         /** The headers as stored; taken as they are (the rules apply to new records). */
         public RestoreBuilder headers(Map<String, String> headers) {
             this.headers = Objects.requireNonNull(headers, "headers must not be null");
             return this;
         }
 
+        /** The partition epoch of a delivery; see {@link OutboxRecord#getEpoch()}. */
         public RestoreBuilder epoch(long epoch) {
             this.epoch = epoch;
             return this;
