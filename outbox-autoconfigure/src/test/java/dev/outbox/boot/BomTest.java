@@ -10,6 +10,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import java.util.stream.Stream;
 import javax.xml.parsers.DocumentBuilderFactory;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Test;
@@ -20,7 +21,8 @@ import org.w3c.dom.NodeList;
 
 /**
  * The BOM manages exactly the modules an application may depend on, at the build's version, and every outbox
- * dependency block of the README names one of them without a version of its own (the BOM import gives it).
+ * dependency block of the README and docs/**&#47;*.md names one of them without a version of its own (the BOM import
+ * gives it).
  */
 class BomTest {
 
@@ -60,7 +62,7 @@ class BomTest {
         Document bom = parse(ROOT.resolve("outbox-bom/pom.xml"));
         List<String> managed = texts(bom.getDocumentElement(), "artifactId").stream()
                 .filter(id -> !id.equals("outbox-bom")).toList();
-        Matcher blocks = XML_BLOCK.matcher(Files.readString(ROOT.resolve("README.md")));
+        Matcher blocks = XML_BLOCK.matcher(documentation());
         List<String> named = new ArrayList<>();
         while (blocks.find()) {
             Document block = DocumentBuilderFactory.newInstance().newDocumentBuilder()
@@ -78,12 +80,26 @@ class BomTest {
                     assertThat(child(dependency, "scope").getTextContent()).isEqualTo("import");
                     continue;
                 }
-                assertThat(managed).as("README names %s", artifactId).contains(artifactId);
-                assertThat(child(dependency, "version")).as("README gives %s a version", artifactId).isNull();
+                assertThat(managed).as("the docs name %s", artifactId).contains(artifactId);
+                assertThat(child(dependency, "version")).as("the docs give %s a version", artifactId).isNull();
             }
         }
-        assertThat(named).as("the README shows the BOM import and the starter").contains("outbox-bom",
+        assertThat(named).as("the README or docs show the BOM import and the starter").contains("outbox-bom",
                 "outbox-starter-jpa");
+    }
+
+    /** README.md and every docs/**&#47;*.md, one after the other. */
+    private static String documentation() throws Exception {
+        StringBuilder text = new StringBuilder(Files.readString(ROOT.resolve("README.md")));
+        Path docs = ROOT.resolve("docs");
+        if (Files.isDirectory(docs)) {
+            try (Stream<Path> files = Files.walk(docs)) {
+                for (Path file : files.filter(path -> path.toString().endsWith(".md")).sorted().toList()) {
+                    text.append('\n').append(Files.readString(file));
+                }
+            }
+        }
+        return text.toString();
     }
 
     private static Document parse(Path pom) throws Exception {
