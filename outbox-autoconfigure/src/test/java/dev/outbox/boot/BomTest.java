@@ -28,7 +28,8 @@ class BomTest {
 
     private static final Path ROOT = Path.of("..");
     /** Modules of the build that are not for applications: they are tested or run here only. */
-    private static final List<String> NOT_PUBLISHED = List.of("outbox-bom", "outbox-cluster-tests");
+    private static final List<String> NOT_PUBLISHED = List.of("outbox-bom", "outbox-cluster-tests",
+            "outbox-docs-tests");
     private static final Pattern XML_BLOCK = Pattern.compile("```xml\\n(.*?)```", Pattern.DOTALL);
 
     @Test
