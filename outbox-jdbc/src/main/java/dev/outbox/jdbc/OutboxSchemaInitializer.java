@@ -23,6 +23,7 @@ import liquibase.configuration.LiquibaseConfiguration;
 import liquibase.database.Database;
 import liquibase.database.DatabaseFactory;
 import liquibase.database.jvm.JdbcConnection;
+import liquibase.logging.LogService;
 import liquibase.resource.ClassLoaderResourceAccessor;
 import liquibase.ui.LoggerUIService;
 import org.slf4j.Logger;
@@ -81,8 +82,14 @@ public final class OutboxSchemaInitializer {
      * @throws IllegalStateException if the schema does not exist, or the changelog cannot be read or applied
      */
     public static void apply(DataSource dataSource, OutboxTables tables) {
-        int applied = applyCounting(dataSource, tables);
-        log.info("Outbox schema of {} is up to date: {} changeset(s) of {} applied", tables, applied, CHANGELOG);
+        Outcome outcome = applyReporting(dataSource, tables);
+        if (outcome.applied() == 0) {
+            log.info("Outbox schema of {} on {} is up to date: 0 changeset(s) of {} applied", tables,
+                    outcome.database(), CHANGELOG);
+        } else {
+            log.info("Outbox schema of {} on {}: applied {} changeset(s) of {}", tables, outcome.database(),
+                    outcome.applied(), CHANGELOG);
+        }
     }
 
     /**
@@ -103,6 +110,14 @@ public final class OutboxSchemaInitializer {
 
     /** {@link #apply(DataSource, OutboxTables)} without the log line; returns the number of changesets run. */
     static int applyCounting(DataSource dataSource, OutboxTables tables) {
+        return applyReporting(dataSource, tables).applied();
+    }
+
+    /** What one run did: the number of changesets it ran, on which database product. */
+    private record Outcome(int applied, String database) {
+    }
+
+    private static Outcome applyReporting(DataSource dataSource, OutboxTables tables) {
         Objects.requireNonNull(dataSource, "dataSource");
         Objects.requireNonNull(tables, "tables");
         SchemaCheck.requireSchema(dataSource, tables);
@@ -115,7 +130,7 @@ public final class OutboxSchemaInitializer {
     }
 
     @SuppressWarnings("try") // ClassLoaderResourceAccessor.close() declares Exception
-    private static int update(DataSource dataSource, OutboxTables tables) throws Exception {
+    private static Outcome update(DataSource dataSource, OutboxTables tables) throws Exception {
         ClassLoader classLoader = OutboxSchemaInitializer.class.getClassLoader();
         try (ClassLoaderResourceAccessor resources = new ClassLoaderResourceAccessor(classLoader)) {
             Map<String, Object> scope = new HashMap<>();
@@ -123,6 +138,10 @@ public final class OutboxSchemaInitializer {
             scope.put(Scope.Attr.classLoader.name(), classLoader);
             // Liquibase's console output would go to System.out; a library sends it to the log instead.
             scope.put(Scope.Attr.ui.name(), new LoggerUIService());
+            // Liquibase logs about 60 INFO lines for a new schema (three per changeset); apply(...) sums them up in
+            // one line, so only its warnings and errors pass.
+            scope.put(Scope.Attr.logService.name(), new WarningsOnlyLogService(
+                    Scope.getCurrentScope().get(Scope.Attr.logService, LogService.class)));
             if (!isConfigured(ANALYTICS_ENABLED_KEY)) {
                 // Running the library's own changelog is no reason to send usage data; an explicit setting wins.
                 scope.put(ANALYTICS_ENABLED_KEY, false);
@@ -131,7 +150,7 @@ public final class OutboxSchemaInitializer {
         }
     }
 
-    private static int runUpdate(DataSource dataSource, OutboxTables tables) throws Exception {
+    private static Outcome runUpdate(DataSource dataSource, OutboxTables tables) throws Exception {
         Connection connection = dataSource.getConnection();
         Database database;
         try {
@@ -167,7 +186,7 @@ public final class OutboxSchemaInitializer {
                     .addArgumentValue(ShowSummaryArgument.SHOW_SUMMARY, UpdateSummaryEnum.OFF)
                     .addArgumentValue(ShowSummaryArgument.SHOW_SUMMARY_OUTPUT, UpdateSummaryOutputEnum.LOG)
                     .execute();
-            return listener.getDeployedChangeSets().size();
+            return new Outcome(listener.getDeployedChangeSets().size(), database.getDatabaseProductName());
         } finally {
             // Closes Liquibase's wrapper and so hands the connection back to the pool; the data source stays open.
             database.close();

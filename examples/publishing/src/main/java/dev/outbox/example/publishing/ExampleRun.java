@@ -1,8 +1,6 @@
 package dev.outbox.example.publishing;
 
 import java.time.Duration;
-import java.util.Arrays;
-import java.util.List;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.beans.factory.annotation.Value;
@@ -15,7 +13,6 @@ import org.springframework.stereotype.Component;
 class ExampleRun implements CommandLineRunner {
 
     private static final Logger log = LoggerFactory.getLogger(ExampleRun.class);
-    private static final List<String> BROKERS = List.of("kafka", "rabbitmq", "nats");
     private static final Duration DEADLINE = Duration.ofSeconds(60);
 
     private final OrderDesk desk;
@@ -33,12 +30,7 @@ class ExampleRun implements CommandLineRunner {
 
     @Override
     public void run(String... args) throws InterruptedException {
-        List<String> active = Arrays.stream(environment.getActiveProfiles()).filter(BROKERS::contains).toList();
-        if (active.size() != 1) {
-            throw new IllegalStateException("activate one broker profile: kafka, rabbitmq or nats, e.g. "
-                    + "-Dspring-boot.run.profiles=kafka (active: " + Arrays.toString(environment.getActiveProfiles())
-                    + ")");
-        }
+        String broker = BrokerProfileCheck.brokerProfile(environment);
         int expected = 0;
         for (int n = 1; n <= orders; n++) {
             String orderId = "order-" + n;
@@ -49,11 +41,13 @@ class ExampleRun implements CommandLineRunner {
                 expected++;
             }
         }
-        log.info("Placed {} orders: {} outbox records to publish to {}", orders, expected, active.get(0));
+        log.info("Placed {} orders: {} outbox records to publish to {}", orders, expected, broker);
         if (!received.await(expected, DEADLINE)) {
             throw new IllegalStateException("only " + received.messages().size() + " of " + expected
                     + " messages arrived within " + DEADLINE);
         }
-        log.info("All {} messages received from {}, each order's in order", expected, active.get(0));
+        log.info("All {} messages received from {}, each order's in order{}", expected, broker,
+                received.ofEarlierRuns() == 0 ? "" : " (passed over " + received.ofEarlierRuns()
+                        + " messages of earlier runs)");
     }
 }
