@@ -1,4 +1,4 @@
-package dev.outbox.jpa;
+package dev.outbox.jdbc;
 
 import java.util.logging.Level;
 import liquibase.logging.LogService;
