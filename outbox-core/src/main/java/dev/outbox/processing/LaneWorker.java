@@ -84,8 +84,9 @@ final class LaneWorker {
                 }
             }
         } catch (RuntimeException e) {
-            // Unexpected (routing, the fence check): as when an outcome cannot be stored, the records not stored stay NEW.
-            log.warn("Outbox lane {}: could not store an outcome; its records will be processed again", work.lane, e);
+            // routing, the fence check or storing a completion failed: the records not stored stay NEW
+            log.warn("Outbox lane {}: its run failed; its records not yet stored will be processed again", work.lane,
+                    e);
             done.clear();
         }
         if (done.isEmpty()) {
