@@ -7,10 +7,12 @@ import dev.outbox.partition.Fence;
 import dev.outbox.partition.OwnedPartitions;
 import dev.outbox.partition.PartitionOwnership;
 import dev.outbox.spi.InstanceCapabilities;
+import dev.outbox.spi.InstanceState;
 import dev.outbox.spi.InstanceStore;
 import dev.outbox.spi.PartitionListener;
 import dev.outbox.spi.PartitionStore;
 import java.time.Duration;
+import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.Executors;
@@ -32,7 +34,8 @@ import org.slf4j.LoggerFactory;
  *       {@link InstanceStore} on a connection of its own, so a busy pool cannot delay it), and the lease this instance
  *       holds its partitions under;</li>
  *   <li>the {@link Rebalancer}: every rebalance interval, the live instances and the partition table, the target
- *       assignment, and the releases and claims that move this instance's partitions toward it;</li>
+ *       assignment, and the releases and claims that move this instance's partitions toward it; by default a round
+ *       follows a heartbeat and takes the live instances it read ({@link ClusterSchedule});</li>
  *   <li>the {@link PartitionLedger}: what this instance holds under which epoch, and what the processor may use.</li>
  * </ul>
  *
@@ -64,6 +67,7 @@ public final class ClusterCoordinator implements PartitionOwnership, AutoCloseab
     private final Rebalancer rebalancer;
     private final FailureLog failures;
     private final HandOverBudget handOver;
+    private final ClusterSchedule schedule;
     private volatile boolean shuttingDown;
     private boolean closed;
     private @Nullable ScheduledExecutorService heartbeatThread;
@@ -76,10 +80,13 @@ public final class ClusterCoordinator implements PartitionOwnership, AutoCloseab
         this.instanceId = Checks.requireText("instanceId", builder.instanceId, 255);
         this.timings = new ClusterTimings(builder.heartbeatInterval, builder.staleTimeout, builder.rebalanceInterval);
         this.lease = new HeartbeatLease(builder.heartbeats != null ? builder.heartbeats : instances, instanceId,
-                builder.hostname, builder.port, builder.capabilities, timings.lease(), builder.nanoClock);
+                builder.hostname, builder.port, builder.capabilities, timings.lease(), timings.staleTimeout(),
+                builder.nanoClock);
         this.ledger = new PartitionLedger(instanceId, builder.partitionListener);
         this.rebalancer = new Rebalancer(instanceId, instances, partitions, ledger, timings.staleTimeout(),
                 builder.handling, builder.partitionsGained);
+        this.schedule = new ClusterSchedule(timings, lease, builder.nanoClock,
+                members -> safely("rebalance", () -> rebalance(members)));
         this.failures = new FailureLog(FailureLog.DEFAULT_INTERVAL, builder.nanoClock);
         this.handOver = new HandOverBudget(
                 Checks.positive("outbox.instance.hand-over-timeout-seconds", builder.handOverTimeout),
@@ -111,13 +118,7 @@ public final class ClusterCoordinator implements PartitionOwnership, AutoCloseab
         rebalanceThread = Executors.newSingleThreadScheduledExecutor(DaemonThreads.named("outbox-rebalance"));
         // Register and take a first share before returning, so processing can start at once.
         safely("heartbeat", this::heartbeat);
-        safely("rebalance", this::rebalance);
-        long heartbeatMillis = timings.heartbeatInterval().toMillis();
-        long rebalanceMillis = timings.rebalanceInterval().toMillis();
-        heartbeatThread.scheduleWithFixedDelay(() -> safely("heartbeat", this::heartbeat), heartbeatMillis,
-                heartbeatMillis, TimeUnit.MILLISECONDS);
-        rebalanceThread.scheduleWithFixedDelay(() -> safely("rebalance", this::rebalance), rebalanceMillis,
-                rebalanceMillis, TimeUnit.MILLISECONDS);
+        schedule.start(heartbeatThread, rebalanceThread, () -> safely("heartbeat", this::heartbeat));
     }
 
     @Override
@@ -137,8 +138,12 @@ public final class ClusterCoordinator implements PartitionOwnership, AutoCloseab
 
     /** One rebalance, as the background thread does it; public for tests that drive the coordinator by hand. */
     public void rebalance() {
+        rebalance(null);
+    }
+
+    private void rebalance(@Nullable List<InstanceState> members) {
         if (!shuttingDown && lease.isValid()) {
-            rebalancer.rebalance();
+            rebalancer.rebalance(members);
         }
     }
 

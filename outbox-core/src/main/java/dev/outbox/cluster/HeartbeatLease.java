@@ -1,8 +1,10 @@
 package dev.outbox.cluster;
 
 import dev.outbox.spi.InstanceCapabilities;
+import dev.outbox.spi.InstanceState;
 import dev.outbox.spi.InstanceStore;
 import java.time.Duration;
+import java.util.List;
 import java.util.Optional;
 import java.util.function.LongSupplier;
 import org.jspecify.annotations.Nullable;
@@ -26,12 +28,15 @@ final class HeartbeatLease {
     private final @Nullable InstanceCapabilities capabilities;
     private final LongSupplier nanoClock;
     private final long leaseNanos;
+    private final Duration staleTimeout;
+    /** The live instances the last heartbeat read, with when it was sent; null before one read them. */
+    private volatile @Nullable Members members;
     private volatile long lastHeartbeatNanos;
     private volatile boolean heartbeatSucceeded;
     private volatile boolean lossLogged;
 
     HeartbeatLease(InstanceStore heartbeats, String instanceId, String hostname, int port,
-            @Nullable InstanceCapabilities capabilities, Duration lease, LongSupplier nanoClock) {
+            @Nullable InstanceCapabilities capabilities, Duration lease, Duration staleTimeout, LongSupplier nanoClock) {
         this.heartbeats = heartbeats;
         this.instanceId = instanceId;
         this.hostname = hostname;
@@ -39,6 +44,7 @@ final class HeartbeatLease {
         this.capabilities = capabilities;
         this.nanoClock = nanoClock;
         this.leaseNanos = lease.toNanos();
+        this.staleTimeout = staleTimeout;
     }
 
     /**
@@ -62,8 +68,11 @@ final class HeartbeatLease {
         boolean expired = heartbeatSucceeded && !isValid();
         boolean present;
         if (heartbeatSucceeded) {
-            present = heartbeats.heartbeat(instanceId);
-            if (!present) {
+            Optional<List<InstanceState>> live = heartbeats.heartbeatAndFindLive(instanceId, staleTimeout);
+            present = live.isPresent();
+            if (present) {
+                members = new Members(live.get(), sent);
+            } else {
                 log.warn("Outbox instance {} was missing from the instance table (removed as stale); registering "
                         + "again", instanceId);
                 register();
@@ -117,8 +126,24 @@ final class HeartbeatLease {
                 : Optional.empty();
     }
 
+    /**
+     * The live instances the last heartbeat read, when it was sent less than {@code maxAge} ago by the monotonic clock;
+     * empty otherwise (none yet, or heartbeats fail), and the caller reads them itself.
+     */
+    Optional<List<InstanceState>> recentMembers(Duration maxAge) {
+        Members last = members;
+        if (last == null || nanoClock.getAsLong() - last.sentNanos() >= maxAge.toNanos()) {
+            return Optional.empty();
+        }
+        return Optional.of(last.live());
+    }
+
     /** Forgets the heartbeats: a restarted coordinator registers again. */
     void restart() {
         heartbeatSucceeded = false;
+        members = null;
+    }
+
+    private record Members(List<InstanceState> live, long sentNanos) {
     }
 }

@@ -67,8 +67,14 @@ final class Rebalancer {
         this.partitionsGained = partitionsGained;
     }
 
-    void rebalance() {
-        List<InstanceState> live = instances.findLive(staleTimeout);
+    /**
+     * One round.
+     *
+     * @param members the live instances as this instance's heartbeat has just read them, in its transaction; null to
+     *     read them here
+     */
+    void rebalance(@Nullable List<InstanceState> members) {
+        List<InstanceState> live = members != null ? members : instances.findLive(staleTimeout);
         Map<String, InstanceStatus> membership = new TreeMap<>();
         Set<String> liveIds = new HashSet<>();
         Set<String> activeIds = new TreeSet<>();

@@ -2,10 +2,12 @@ package dev.outbox.spi;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.Optional;
 
 /**
  * The instance table: membership and heartbeats. Every time comparison uses the <em>database's</em> clock, so clock
- * skew between nodes cannot make a live node look dead. Each method is one short statement of its own.
+ * skew between nodes cannot make a live node look dead. Each method is one short statement of its own, but for
+ * {@link #heartbeatAndFindLive}, two in one transaction.
  */
 public interface InstanceStore {
 
@@ -25,6 +27,17 @@ public interface InstanceStore {
 
     /** Sets last_heartbeat to the database's now; false when the row is gone (it was removed as stale). */
     boolean heartbeat(String instanceId);
+
+    /**
+     * {@link #heartbeat} then, when the row was there, {@link #findLive}: what an instance does every heartbeat
+     * interval, in one transaction where the store has them, so that an idle instance pays one commit for both rather
+     * than two. The default calls the two methods one after the other.
+     *
+     * @return the live instances, this one included; empty when the row is gone (nothing is read then)
+     */
+    default Optional<List<InstanceState>> heartbeatAndFindLive(String instanceId, Duration staleTimeout) {
+        return heartbeat(instanceId) ? Optional.of(findLive(staleTimeout)) : Optional.empty();
+    }
 
     /** Marks the instance SHUTTING_DOWN; it keeps heartbeating until it is removed. */
     void markShuttingDown(String instanceId);

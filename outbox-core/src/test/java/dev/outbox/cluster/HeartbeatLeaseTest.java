@@ -30,12 +30,13 @@ class HeartbeatLeaseTest {
     private final List<String> log = new ArrayList<>();
     private final WatchedStore store = new WatchedStore();
     private final HeartbeatLease lease = new HeartbeatLease(store, "node-1", "host-1", 8080, null, LEASE,
-            nanos::get);
+            Duration.ofSeconds(10), nanos::get);
 
     /** Passes every call to the in-memory table and logs it; {@link #duringHeartbeat} runs inside heartbeat(). */
     private final class WatchedStore implements InstanceStore {
         Runnable duringHeartbeat = () -> { };
         RuntimeException failure;
+        int findLiveCalls;
 
         @Override
         public void register(String instanceId, String hostname, int port) {
@@ -65,6 +66,7 @@ class HeartbeatLeaseTest {
 
         @Override
         public List<InstanceState> findLive(Duration staleTimeout) {
+            findLiveCalls++;
             return table.findLive(staleTimeout);
         }
 
@@ -104,6 +106,37 @@ class HeartbeatLeaseTest {
         assertThat(lease.isValid()).isTrue();
         assertThat(lease.holds()).isTrue();
         assertThat(lease.sinceLastHeartbeat()).contains(Duration.ZERO);
+    }
+
+    @Test
+    void aHeartbeatReadsTheLiveInstancesAndOffersThemUntilTheyAreTooOld() {
+        lease.heartbeat(this::forget);
+        assertThat(lease.recentMembers(Duration.ofSeconds(3))).as("registering reads no members").isEmpty();
+        log.clear();
+
+        lease.heartbeat(this::forget);
+
+        assertThat(log).containsExactly("heartbeat");
+        assertThat(store.findLiveCalls).as("the live instances, read with the heartbeat").isEqualTo(1);
+        assertThat(lease.recentMembers(Duration.ofSeconds(3))).hasValueSatisfying(live ->
+                assertThat(live).extracting(InstanceState::instanceId).containsExactly("node-1"));
+        advance(Duration.ofSeconds(3).minusNanos(1));
+        assertThat(lease.recentMembers(Duration.ofSeconds(3))).isPresent();
+        advance(Duration.ofNanos(1));
+        assertThat(lease.recentMembers(Duration.ofSeconds(3))).as("counted from when the heartbeat was sent").isEmpty();
+    }
+
+    @Test
+    void aHeartbeatThatFindsItsRowGoneReadsNoMembers() {
+        lease.heartbeat(this::forget);
+        table.remove("node-1");
+        log.clear();
+
+        lease.heartbeat(this::forget);
+
+        assertThat(log).containsExactly("heartbeat", "register", "forget (valid=true)");
+        assertThat(store.findLiveCalls).isZero();
+        assertThat(lease.recentMembers(Duration.ofSeconds(3))).isEmpty();
     }
 
     @Test

@@ -210,6 +210,36 @@ public abstract class InstanceStoreContract {
     }
 
     @Test
+    public final void heartbeatAndFindLiveRenewsTheHeartbeatAndReturnsTheLiveInstancesWithIt() {
+        instanceStore().register("node-a", "host-a", 8080);
+        instanceStore().register("node-b", "host-b", 8080);
+        InstanceState first = live("node-a");
+        letDatabaseTimePass(TICK);
+
+        Instant before = databaseNow();
+        List<InstanceState> read = instanceStore().heartbeatAndFindLive("node-a", LIVE).orElseThrow();
+        Instant after = databaseNow();
+
+        assertThat(ids(read)).containsExactly("node-a", "node-b");
+        InstanceState renewed = live("node-a");
+        assertThat(renewed.lastHeartbeat()).isBetween(before, after)
+                .isAfterOrEqualTo(first.lastHeartbeat().plus(TICK));
+        assertThat(read.get(0).lastHeartbeat()).as("the list shows the heartbeat just written")
+                .isEqualTo(renewed.lastHeartbeat());
+    }
+
+    @Test
+    public final void heartbeatAndFindLiveOfARemovedInstanceReadsNothingAndCreatesNoRow() {
+        instanceStore().register("node-a", "host-a", 8080);
+        instanceStore().register("node-b", "host-b", 8080);
+        instanceStore().remove("node-a");
+
+        assertThat(instanceStore().heartbeatAndFindLive("node-a", LIVE)).isEmpty();
+
+        assertThat(ids(live())).containsExactly("node-b");
+    }
+
+    @Test
     public final void anInstanceShuttingDownStaysLiveAndKeepsHeartbeating() {
         instanceStore().register("node-a", "host-a", 8080);
         instanceStore().register("node-b", "host-b", 8080);

@@ -16,7 +16,9 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.Set;
+import java.util.function.Supplier;
 import javax.sql.DataSource;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -25,6 +27,8 @@ import org.springframework.dao.DuplicateKeyException;
 import org.springframework.dao.PessimisticLockingFailureException;
 import org.springframework.jdbc.core.namedparam.MapSqlParameterSource;
 import org.springframework.jdbc.core.namedparam.NamedParameterJdbcTemplate;
+import org.springframework.jdbc.datasource.DataSourceTransactionManager;
+import org.springframework.transaction.support.TransactionTemplate;
 
 /**
  * {@link InstanceStore} in plain SQL over JDBC, statements from the {@link DatabaseDialect}'s SQL resources. Times are
@@ -33,8 +37,10 @@ import org.springframework.jdbc.core.namedparam.NamedParameterJdbcTemplate;
  * conservative: the database's time only moves forward between the two statements, so a heartbeat is never judged
  * older than it is.
  *
- * <p>Needs no surrounding transaction (each method runs its statements in auto-commit). Give it a
- * {@link ReservedConnectionDataSource} so that heartbeats do not wait for a busy application pool.
+ * <p>Needs no surrounding transaction (each method runs its statements in auto-commit, but
+ * {@link #heartbeatAndFindLive}, which runs its two in a transaction of its own). Give it a
+ * {@link ReservedConnectionDataSource} so that heartbeats do not wait for a busy application pool; a heartbeat that
+ * finds the reserved connection broken then runs once more on a new one.
  */
 public final class JdbcInstanceStore implements InstanceStore {
 
@@ -42,6 +48,8 @@ public final class JdbcInstanceStore implements InstanceStore {
     private static final int MAX_REGISTER_ATTEMPTS = 10;
 
     private final NamedParameterJdbcTemplate jdbc;
+    private final TransactionTemplate transactions;
+    private final @Nullable ReservedConnectionDataSource reserved;
     private final DatabaseDialect dialect;
     private final String clockNow;
     private final String registerUpdate;
@@ -63,6 +71,8 @@ public final class JdbcInstanceStore implements InstanceStore {
      */
     public JdbcInstanceStore(DataSource dataSource, SqlStatements sql) {
         this.jdbc = new NamedParameterJdbcTemplate(Objects.requireNonNull(dataSource, "dataSource"));
+        this.transactions = new TransactionTemplate(new DataSourceTransactionManager(dataSource));
+        this.reserved = dataSource instanceof ReservedConnectionDataSource held ? held : null;
         this.dialect = sql.dialect();
         this.clockNow = sql.get("clock.now");
         this.registerUpdate = sql.get("instance.register.update");
@@ -98,7 +108,10 @@ public final class JdbcInstanceStore implements InstanceStore {
         row.put("appVersion", capabilities == null ? null : capabilities.version());
         for (int attempt = 1; ; attempt++) {
             try {
-                registerOnce(instanceId, row);
+                onReserved(() -> {
+                    registerOnce(instanceId, row);
+                    return true;
+                });
                 return;
             } catch (PessimisticLockingFailureException e) {
                 if (attempt == MAX_REGISTER_ATTEMPTS) {
@@ -126,22 +139,43 @@ public final class JdbcInstanceStore implements InstanceStore {
 
     @Override
     public boolean heartbeat(String instanceId) {
-        return jdbc.update(heartbeat, id(instanceId)) == 1;
+        return onReserved(() -> jdbc.update(heartbeat, id(instanceId)) == 1);
+    }
+
+    /** Both statements in one transaction: one commit, and on PostgreSQL one entry in pg_stat_database, not two. */
+    @Override
+    public Optional<List<InstanceState>> heartbeatAndFindLive(String instanceId, Duration staleTimeout) {
+        Objects.requireNonNull(staleTimeout, "staleTimeout");
+        return onReserved(() -> Objects.requireNonNull(transactions.execute(status ->
+                jdbc.update(heartbeat, id(instanceId)) == 1 ? Optional.of(queryLive(staleTimeout))
+                        : Optional.<List<InstanceState>>empty())));
+    }
+
+    /**
+     * On a reserved connection, once more on a new one when it turned out broken (it is not checked before each use);
+     * else as it is.
+     */
+    private <T> T onReserved(Supplier<T> work) {
+        return reserved == null ? work.get() : reserved.retryingOnceIfBroken(work);
     }
 
     @Override
     public void markShuttingDown(String instanceId) {
-        jdbc.update(markShuttingDown, id(instanceId));
+        onReserved(() -> jdbc.update(markShuttingDown, id(instanceId)));
     }
 
     @Override
     public void remove(String instanceId) {
-        jdbc.update(remove, id(instanceId));
+        onReserved(() -> jdbc.update(remove, id(instanceId)));
     }
 
     /** One statement: the cutoff is computed from the database's clock in SQL, which also returns that clock. */
     @Override
     public List<InstanceState> findLive(Duration staleTimeout) {
+        return onReserved(() -> queryLive(staleTimeout));
+    }
+
+    private List<InstanceState> queryLive(Duration staleTimeout) {
         BoundStatement statement = findLiveStatement(staleTimeout);
         return jdbc.query(statement.sql(), statement.parameters(), (rs, rowNum) -> mapRow(rs,
                 Objects.requireNonNull(dialect.readTimestamp(rs, "db_now"), "db_now")));
@@ -154,7 +188,7 @@ public final class JdbcInstanceStore implements InstanceStore {
 
     @Override
     public int removeStale(Duration staleTimeout) {
-        return jdbc.update(removeStale, Map.of("cutoff", cutoff(databaseNow(), staleTimeout)));
+        return onReserved(() -> jdbc.update(removeStale, Map.of("cutoff", cutoff(databaseNow(), staleTimeout))));
     }
 
     private Object cutoff(Instant now, Duration staleTimeout) {

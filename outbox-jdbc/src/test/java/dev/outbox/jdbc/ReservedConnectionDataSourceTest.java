@@ -9,6 +9,8 @@ import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.outbox.jdbc.dialect.DatabaseDialect;
 import dev.outbox.jdbc.testing.TestDatabase;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Proxy;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -20,11 +22,15 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import javax.sql.DataSource;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
+import org.springframework.jdbc.BadSqlGrammarException;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.datasource.ConnectionProxy;
+import org.springframework.jdbc.datasource.DelegatingDataSource;
 
 /** The reserved connection on H2 and PostgreSQL, over a small Hikari pool of its own per test. */
 class ReservedConnectionDataSourceTest {
@@ -162,35 +168,124 @@ class ReservedConnectionDataSourceTest {
         }
     }
 
+    /** Ends the database session behind {@code connection} from another connection of {@code pool}, and waits. */
+    private static long endSession(Connection connection, HikariDataSource pool, TestDatabase.Kind kind) {
+        long session = sessionId(connection, kind);
+        if (kind == TestDatabase.Kind.MARIADB) {
+            new JdbcTemplate(pool).execute("KILL " + session);
+        } else {
+            String end = kind == TestDatabase.Kind.POSTGRES ? "SELECT pg_terminate_backend(?)"
+                    : "SELECT ABORT_SESSION(?)";
+            assertThat(new JdbcTemplate(pool).queryForObject(end, Boolean.class, Math.toIntExact(session)))
+                    .isTrue();
+        }
+        if (kind == TestDatabase.Kind.POSTGRES) {
+            String sessions = "SELECT count(*) FROM pg_stat_activity WHERE pid = ?";
+            await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(10)).until(() ->
+                    new JdbcTemplate(pool).queryForObject(sessions, Integer.class, Math.toIntExact(session)) == 0);
+        }
+        return session;
+    }
+
     @ParameterizedTest
     @EnumSource(TestDatabase.Kind.class)
-    void replacesAConnectionWhoseDatabaseSessionWasEnded(TestDatabase.Kind kind) throws SQLException {
+    void workOnAConnectionWhoseDatabaseSessionWasEndedRunsOnceMoreOnANewOne(TestDatabase.Kind kind)
+            throws SQLException {
         try (TestDatabase database = TestDatabase.create(kind);
                 HikariDataSource pool = pool(database, 2);
                 ReservedConnectionDataSource reserved = new ReservedConnectionDataSource(pool)) {
-            Connection first = reserved.getConnection();
-            long session = sessionId(first, kind);
-            if (kind == TestDatabase.Kind.MARIADB) {
-                new JdbcTemplate(pool).execute("KILL " + session);
-            } else {
-                String end = kind == TestDatabase.Kind.POSTGRES ? "SELECT pg_terminate_backend(?)"
-                        : "SELECT ABORT_SESSION(?)";
-                assertThat(new JdbcTemplate(pool).queryForObject(end, Boolean.class, Math.toIntExact(session)))
-                        .isTrue();
-            }
+            long session = endSession(reserved.getConnection(), pool, kind);
+            AtomicInteger runs = new AtomicInteger();
 
-            if (kind == TestDatabase.Kind.POSTGRES) {
-                String sessions = "SELECT count(*) FROM pg_stat_activity WHERE pid = ?";
-                await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(10)).until(() ->
-                        new JdbcTemplate(pool).queryForObject(sessions, Integer.class, Math.toIntExact(session)) == 0);
-            }
+            Integer answer = reserved.retryingOnceIfBroken(() -> {
+                runs.incrementAndGet();
+                return new JdbcTemplate(reserved).queryForObject("SELECT 1", Integer.class);
+            });
 
+            assertThat(answer).isEqualTo(1);
+            assertThat(runs).as("failed on the ended session, then ran on a new one").hasValue(2);
             // Hikari skips validation within 500 ms of a connection's last use: the broken one must not come back.
-            Connection second = reserved.getConnection();
+            assertThat(sessionId(reserved.getConnection(), kind)).isNotEqualTo(session);
+        }
+    }
 
-            assertThat(sessionId(second, kind)).isNotEqualTo(session);
+    @ParameterizedTest
+    @EnumSource(TestDatabase.Kind.class)
+    void aFailureOnTheHeldConnectionMakesTheNextUseCheckItAndTakeAnother(TestDatabase.Kind kind) throws SQLException {
+        try (TestDatabase database = TestDatabase.create(kind);
+                HikariDataSource pool = pool(database, 2);
+                ReservedConnectionDataSource reserved = new ReservedConnectionDataSource(pool)) {
+            long session = endSession(reserved.getConnection(), pool, kind);
+            assertThatThrownBy(() -> new JdbcTemplate(reserved).queryForObject("SELECT 1", Integer.class))
+                    .isInstanceOf(RuntimeException.class);
+
+            Connection next = reserved.getConnection();
+
+            assertThat(sessionId(next, kind)).isNotEqualTo(session);
             assertThat(new JdbcTemplate(reserved).queryForObject("SELECT 1", Integer.class)).isEqualTo(1);
         }
+    }
+
+    @ParameterizedTest
+    @EnumSource(TestDatabase.Kind.class)
+    void aHealthyHeldConnectionIsHandedOutWithoutARoundTripToCheckIt(TestDatabase.Kind kind) throws SQLException {
+        try (TestDatabase database = TestDatabase.create(kind);
+                HikariDataSource pool = pool(database, 2);
+                ReservedConnectionDataSource reserved = new ReservedConnectionDataSource(
+                        countingValidations(pool))) {
+            new JdbcTemplate(reserved).queryForObject("SELECT 1", Integer.class);
+            int afterFirst = validations.get();
+
+            for (int i = 0; i < 5; i++) {
+                assertThat(reserved.retryingOnceIfBroken(() ->
+                        new JdbcTemplate(reserved).queryForObject("SELECT 1", Integer.class))).isEqualTo(1);
+            }
+
+            assertThat(validations.get()).as("isValid() calls after the connection was taken").isEqualTo(afterFirst);
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(TestDatabase.Kind.class)
+    void aFailureOnAConnectionThatStillAnswersIsThrownAsItIs(TestDatabase.Kind kind) throws SQLException {
+        try (TestDatabase database = TestDatabase.create(kind);
+                HikariDataSource pool = pool(database, 2);
+                ReservedConnectionDataSource reserved = new ReservedConnectionDataSource(pool)) {
+            long session = sessionId(reserved.getConnection(), kind);
+            AtomicInteger runs = new AtomicInteger();
+
+            assertThatThrownBy(() -> reserved.retryingOnceIfBroken(() -> {
+                runs.incrementAndGet();
+                return new JdbcTemplate(reserved).queryForObject("SELECT no_such_column FROM no_such_table",
+                        Integer.class);
+            })).isInstanceOf(BadSqlGrammarException.class);
+
+            assertThat(runs).hasValue(1);
+            assertThat(sessionId(reserved.getConnection(), kind)).as("kept").isEqualTo(session);
+        }
+    }
+
+    private final AtomicInteger validations = new AtomicInteger();
+
+    /** {@code pool}, its connections counting their isValid() calls in {@link #validations}. */
+    private DataSource countingValidations(HikariDataSource pool) {
+        return new DelegatingDataSource(pool) {
+            @Override
+            public Connection getConnection() throws SQLException {
+                Connection connection = pool.getConnection();
+                return (Connection) Proxy.newProxyInstance(getClass().getClassLoader(),
+                        new Class<?>[] {Connection.class}, (proxy, method, args) -> {
+                            if (method.getName().equals("isValid")) {
+                                validations.incrementAndGet();
+                            }
+                            try {
+                                return method.invoke(connection, args);
+                            } catch (InvocationTargetException e) {
+                                throw e.getTargetException();
+                            }
+                        });
+            }
+        };
     }
 
     @ParameterizedTest
