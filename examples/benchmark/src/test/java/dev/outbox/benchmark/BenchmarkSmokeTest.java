@@ -100,6 +100,8 @@ class BenchmarkSmokeTest {
 
         JsonNode idle = measurements.path("idle");
         assertThat(idle.path("queriesPerSecond").asDouble()).isPositive();
+        assertThat(idle.path("commitsPerSecond").isNumber()).as("commits/s from pg_stat_database").isTrue();
+        assertThat(idle.path("commitsPerSecond").asDouble()).isNotNegative();
         assertThat(idle.path("queriesPerSecondByType").propertyNames()).isNotEmpty();
 
         assertThat(outcome.exitCode()).isZero();
