@@ -192,6 +192,10 @@ public final class ClusterCoordinator implements PartitionOwnership, AutoCloseab
         boolean left = false;
         try {
             handOver.run("release", () -> this.rebalancer.releaseAll(released));
+            // Heartbeats end before the row goes: one that found it gone would register this instance again.
+            if (heartbeater != null) {
+                shutdownAndWait(heartbeater, handOver.remainingNanos());
+            }
             handOver.run("leave", () -> instances.remove(instanceId));
             left = true;
         } catch (HandOverBudget.TimedOut e) {

@@ -4,6 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.outbox.partition.Fence;
+import dev.outbox.spi.InstanceState;
+import dev.outbox.spi.InstanceStore;
 import dev.outbox.spi.PartitionState;
 import dev.outbox.testing.InMemoryClusterStore;
 import dev.outbox.testing.MutableClock;
@@ -15,6 +17,10 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.Collectors;
@@ -324,6 +330,68 @@ class ClusterCoordinatorTest {
 
         round(b);
         assertThat(ownerCounts()).containsEntry("b", 256);
+    }
+
+    @Test
+    void noHeartbeatRegistersTheInstanceAgainOnceItHasLeft() throws InterruptedException {
+        AtomicBoolean removed = new AtomicBoolean();
+        List<String> callsAfterLeaving = new CopyOnWriteArrayList<>();
+        CountDownLatch heartbeatAfterLeaving = new CountDownLatch(1);
+        InstanceStore watched = new InstanceStore() {
+            @Override
+            public void register(String instanceId, String hostname, int port) {
+                if (removed.get()) {
+                    callsAfterLeaving.add("register");
+                }
+                store.register(instanceId, hostname, port);
+            }
+
+            @Override
+            public boolean heartbeat(String instanceId) {
+                if (removed.get()) {
+                    callsAfterLeaving.add("heartbeat");
+                    heartbeatAfterLeaving.countDown();
+                }
+                return store.heartbeat(instanceId);
+            }
+
+            @Override
+            public void markShuttingDown(String instanceId) {
+                store.markShuttingDown(instanceId);
+            }
+
+            @Override
+            public void remove(String instanceId) {
+                store.remove(instanceId);
+                removed.set(true);
+                try {
+                    // Gives a heartbeat still scheduled every 10 ms the time to run after the row has gone.
+                    heartbeatAfterLeaving.await(1, TimeUnit.SECONDS);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            }
+
+            @Override
+            public List<InstanceState> findLive(Duration staleTimeout) {
+                return store.findLive(staleTimeout);
+            }
+
+            @Override
+            public int removeStale(Duration staleTimeout) {
+                return store.removeStale(staleTimeout);
+            }
+        };
+        ClusterCoordinator a = ClusterCoordinator.builder().instanceStore(watched).partitionStore(store)
+                .instanceId("a").heartbeatInterval(Duration.ofMillis(10)).staleTimeout(STALE)
+                .rebalanceInterval(Duration.ofMillis(10)).handling(inFlight::contains).build();
+        a.start();
+        a.beginShutdown();
+
+        a.close();
+
+        assertThat(callsAfterLeaving).as("calls to the instance table after the instance left").isEmpty();
+        assertThat(store.findLive(Duration.ofDays(1))).as("instance table after close").isEmpty();
     }
 
     @Test
