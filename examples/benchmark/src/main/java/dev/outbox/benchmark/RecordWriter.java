@@ -77,9 +77,14 @@ final class RecordWriter implements AutoCloseable {
      */
     OutboxRecord build(long index, int aggregates) {
         BenchEvent event = BenchEvent.of(index, aggregates);
+        return build(event, event.aggregateId());
+    }
+
+    /** The record {@code outbox.schedule(event, aggregateId)} would write, not saved. */
+    OutboxRecord build(Object event, String aggregateId) {
         return OutboxRecord.builder()
-                .aggregateId(event.aggregateId())
-                .eventType(BenchEvent.class.getSimpleName())
+                .aggregateId(aggregateId)
+                .eventType(event.getClass().getSimpleName())
                 .payload(serializer.serialize(event))
                 .build(clock);
     }

@@ -10,6 +10,7 @@ import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.IntFunction;
 import org.springframework.jdbc.core.JdbcTemplate;
 
 /**
@@ -29,15 +30,22 @@ final class WriteBenchmark {
     private static final int[] RECORDS_PER_TRANSACTION = {1, 10, 100};
     private static final int AGGREGATES = 10_000;
 
-    record Options(String url, String user, String password, int records, int transactions, Path out) {
+    /**
+     * @param payloadBytes 0 for {@link BenchEvent}'s few fields, else an event padded with text to about this many
+     *     bytes of JSON
+     */
+    record Options(String url, String user, String password, int records, int transactions, int payloadBytes,
+            Path out) {
 
         static Options parse(String[] args) {
             Map<String, String> values = BenchArgs.parse(args, FLAG, null, new ArrayList<>());
             Options options = new Options(values.getOrDefault("url", BenchmarkOptions.DEFAULT_URL),
                     values.getOrDefault("user", "postgres"), values.getOrDefault("password", ""),
                     BenchArgs.positive(values, "records", 20_000), BenchArgs.positive(values, "transactions", 2_000),
+                    values.containsKey("payload-bytes") ? BenchArgs.positive(values, "payload-bytes", 1) : 0,
                     Path.of(values.getOrDefault("out", "target/write-benchmark.json")));
-            BenchArgs.requireNoneLeft(values, List.of("url", "user", "password", "records", "transactions", "out"));
+            BenchArgs.requireNoneLeft(values, List.of("url", "user", "password", "records", "transactions", "payload-bytes",
+                    "out"));
             return options;
         }
     }
@@ -46,9 +54,11 @@ final class WriteBenchmark {
     }
 
     static Map<String, Object> run(Options options) {
-        System.out.printf("Write benchmark: %,d records per measurement at %s records per transaction; %,d "
+        System.out.printf("Write benchmark: %,d records per measurement at %s records per transaction%s; %,d "
                 + "one-row business transactions with and without a record%n", options.records(),
-                Arrays.toString(RECORDS_PER_TRANSACTION), options.transactions());
+                Arrays.toString(RECORDS_PER_TRANSACTION), options.payloadBytes() == 0 ? ""
+                        : String.format(", payloads of about %,d bytes", options.payloadBytes()),
+                options.transactions());
         Map<String, Object> result = new LinkedHashMap<>();
         result.put("startedAt", Instant.now().toString());
         result.put("nproc", Runtime.getRuntime().availableProcessors());
@@ -60,12 +70,13 @@ final class WriteBenchmark {
             jdbc.execute("CREATE TABLE " + BenchSchema.REFERENCE_TABLE + " (LIKE outbox_record INCLUDING ALL)");
             jdbc.execute("CREATE TABLE bench_order (id VARCHAR(36) PRIMARY KEY, amount INT NOT NULL)");
             try (RecordWriter writer = new RecordWriter(database.dataSource())) {
-                throughput(writer, database, Math.min(2_000, options.records()), 100); // warm-up
+                IntFunction<Object> events = events(options.payloadBytes());
+                throughput(writer, database, events, Math.min(2_000, options.records()), 100); // warm-up
                 List<Map<String, Object>> rates = new ArrayList<>();
                 for (int perTransaction : RECORDS_PER_TRANSACTION) {
                     // one record per transaction is a commit per record: a quarter of the rows keeps it short
                     int records = perTransaction == 1 ? Math.max(1, options.records() / 4) : options.records();
-                    rates.add(throughput(writer, database, records, perTransaction));
+                    rates.add(throughput(writer, database, events, records, perTransaction));
                 }
                 result.put("throughput", rates);
                 latency(writer, jdbc, Math.min(500, options.transactions())); // warm-up
@@ -77,13 +88,26 @@ final class WriteBenchmark {
         return result;
     }
 
-    private static Map<String, Object> throughput(RecordWriter writer, BenchDatabase database, int records,
-            int perTransaction) {
+    /** The {@code index}-th event of a run: {@link BenchEvent}, or one padded to about {@code payloadBytes}. */
+    private static IntFunction<Object> events(int payloadBytes) {
+        if (payloadBytes == 0) {
+            return index -> BenchEvent.of(index, AGGREGATES);
+        }
+        String padding = "x".repeat(Math.max(0, payloadBytes - 100));
+        return index -> new PaddedEvent(BenchEvent.of(index, AGGREGATES), padding);
+    }
+
+    /** A {@link BenchEvent} with a text field that brings its JSON to the size asked for. */
+    record PaddedEvent(BenchEvent event, String note) {
+    }
+
+    private static Map<String, Object> throughput(RecordWriter writer, BenchDatabase database,
+            IntFunction<Object> events, int records, int perTransaction) {
         JdbcTemplate jdbc = database.jdbc();
         jdbc.execute("TRUNCATE outbox_record, " + BenchSchema.REFERENCE_TABLE);
         List<OutboxRecord> rows = new ArrayList<>(records);
         for (int index = 0; index < records; index++) {
-            rows.add(writer.build(index, AGGREGATES));
+            rows.add(writer.build(events.apply(index), BenchEvent.aggregateId(index, AGGREGATES)));
         }
         long jdbcNanos;
         try (Connection connection = database.dataSource().getConnection()) {
@@ -93,7 +117,13 @@ final class WriteBenchmark {
         }
         long start = System.nanoTime();
         for (int from = 0; from < records; from += perTransaction) {
-            writer.writeTransaction(from, Math.min(records, from + perTransaction), AGGREGATES);
+            int first = from;
+            int last = Math.min(records, from + perTransaction);
+            writer.inTransaction(outbox -> {
+                for (int index = first; index < last; index++) {
+                    outbox.schedule(events.apply(index), BenchEvent.aggregateId(index, AGGREGATES));
+                }
+            });
         }
         long outboxNanos = System.nanoTime() - start;
         Integer written = jdbc.queryForObject("SELECT COUNT(*) FROM outbox_record", Integer.class);
@@ -105,6 +135,8 @@ final class WriteBenchmark {
         Map<String, Object> measured = new LinkedHashMap<>();
         measured.put("recordsPerTransaction", perTransaction);
         measured.put("records", records);
+        measured.put("payloadBytes", jdbc.queryForObject(
+                "SELECT CAST(AVG(octet_length(payload)) AS INT) FROM outbox_record", Integer.class));
         measured.put("outboxRecordsPerSecond", Math.round(outboxRate));
         measured.put("jdbcRecordsPerSecond", Math.round(jdbcRate));
         measured.put("ratio", Stats.round(outboxRate / jdbcRate, 2));

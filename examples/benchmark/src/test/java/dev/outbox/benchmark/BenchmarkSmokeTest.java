@@ -168,7 +168,7 @@ class BenchmarkSmokeTest {
 
         WriteBenchmark.run(WriteBenchmark.Options.parse(new String[] {
             "--write", "--url=" + url, "--user=" + user, "--password=" + password, "--records=400",
-            "--transactions=20", "--out=" + out}));
+            "--transactions=20", "--payload-bytes=500", "--out=" + out}));
 
         JsonNode result = JsonMapper.builder().build().readTree(out.toFile());
         JsonNode throughput = result.path("throughput");
@@ -176,6 +176,7 @@ class BenchmarkSmokeTest {
         for (JsonNode measured : throughput) {
             assertThat(measured.path("outboxRecordsPerSecond").asLong()).isPositive();
             assertThat(measured.path("jdbcRecordsPerSecond").asLong()).isPositive();
+            assertThat(measured.path("payloadBytes").asInt()).as("padded payload").isBetween(450, 550);
         }
         assertThat(throughput.get(0).path("records").asInt()).as("a quarter at one per transaction").isEqualTo(100);
         assertThat(result.path("latency").path("withoutRecord").path("count").asInt()).isEqualTo(20);
