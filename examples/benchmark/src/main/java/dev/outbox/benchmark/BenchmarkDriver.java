@@ -193,6 +193,7 @@ final class BenchmarkDriver {
             long insertNanos;
             long updateNanos;
             long updated = 0;
+            Map<String, Object> claimComplete;
             try (Connection connection = database.dataSource().getConnection()) {
                 insertNanos = ReferenceInsert.insert(connection, referenceTable, rows, RECORDS_PER_TRANSACTION);
                 System.out.printf("  inserted %,d rows in %.1f s%n", records, insertNanos / 1e9);
@@ -211,6 +212,8 @@ final class BenchmarkDriver {
                     }
                 }
                 updateNanos = System.nanoTime() - start;
+                claimComplete = ClaimCompleteReference.run(connection, referenceTable, rows,
+                        () -> database.prepareMeasurement(referenceTable));
             }
             if (updated != records) {
                 throw new IllegalStateException("the reference update changed " + updated + " rows, not " + records);
@@ -233,6 +236,11 @@ final class BenchmarkDriver {
                     count(records) + " in " + secs(updateSeconds) + ": " + perSecond(Stats.rate(records, updateSeconds)),
                     "1.00×", "");
             System.out.printf("  updated %,d rows in %.1f s%n", records, updateNanos / 1e9);
+            result.put("claimComplete", claimComplete);
+            table.row("DB limit: JDBC claim + complete, " + ClaimCompleteReference.BATCH + " rows/tx",
+                    count(records) + " in " + secs((Double) claimComplete.get("seconds")) + ": "
+                            + perSecond((Double) claimComplete.get("recordsPerSecond")), "", "");
+            System.out.printf("  claim + complete: %,.0f records/s%n", claimComplete.get("recordsPerSecond"));
             return result;
         } catch (SQLException e) {
             throw new IllegalStateException("reference: " + e.getMessage(), e);
@@ -293,11 +301,13 @@ final class BenchmarkDriver {
         try (NodeGroup nodes = NodeGroup.start(phase, nodeCount, options, database)) {
             nodes.awaitBalanced();
             CpuUsage.Snapshot cpuBefore = CpuUsage.take(nodes.nodes());
+            List<@Nullable NodeReport> reportsBefore = nodes.reports();
             long goMicros = nodes.open();
             System.out.println("  partitions balanced; go");
             List<List<Number>> progress = new ArrayList<>();
             long doneMicros = awaitDrained(nodes, records, goMicros, progress);
             CpuUsage.Snapshot cpuAfter = CpuUsage.take(nodes.nodes());
+            result.put("statements", DrainStatements.between(reportsBefore, nodes.reports(), records));
             nodes.stop();
             result.put("nodeProcesses", nodes.describe());
             Long firstHandled = jdbc.queryForObject("SELECT MIN(handled_at) FROM bench_handled", Long.class);
@@ -603,18 +613,26 @@ final class BenchmarkDriver {
 
     // ---- reporting -------------------------------------------------------------------------------------------------
 
-    /** Each drain rate as a fraction of the reference's update rate. */
+    /** Each drain rate as a fraction of the reference's update rate and of its claim + complete loop. */
     @SuppressWarnings("unchecked")
     private void addRatios(Map<String, Object> measurements) {
-        Object reference = ((Map<String, Object>) measurements.get("dbLimit")).get("updateRecordsPerSecond");
+        Map<String, Object> dbLimit = (Map<String, Object>) measurements.get("dbLimit");
+        Object reference = dbLimit.get("updateRecordsPerSecond");
+        Object claimLoop = dbLimit.get("claimComplete") instanceof Map<?, ?> claim ? claim.get("recordsPerSecond")
+                : null;
         for (String drain : List.of("drain1", "drain2")) {
             Map<String, Object> measurement = (Map<String, Object>) measurements.get(drain);
             if (reference instanceof Double limit && limit > 0
                     && measurement.get("recordsPerSecond") instanceof Double rate) {
                 double ratio = Stats.round(rate / limit, 3);
                 measurement.put("ratioToDbLimitUpdate", ratio);
-                table.ratio(drain.equals("drain1") ? "drain, 1 instance" : "drain, 2 instances",
-                        String.format("%.2f×", ratio));
+                String text = String.format("%.2f×", ratio);
+                if (claimLoop instanceof Double loop && loop > 0) {
+                    double claimRatio = Stats.round(rate / loop, 3);
+                    measurement.put("ratioToClaimComplete", claimRatio);
+                    text += String.format(" (%.2f× claim + complete)", claimRatio);
+                }
+                table.ratio(drain.equals("drain1") ? "drain, 1 instance" : "drain, 2 instances", text);
             }
         }
     }
