@@ -60,11 +60,15 @@ final class BloatRun {
             LatencyProducer.Produced produced;
             @Nullable SnapshotHolder holder = snapshot ? SnapshotHolder.open(database, options.snapshotSeconds())
                     : null;
+            // The plan halfway through the flow or the snapshot, whichever ends first: while the snapshot is held.
+            long explainAfterMillis = Math.min(seconds, snapshot ? options.snapshotSeconds() : seconds) * 500L;
+            java.util.concurrent.CompletableFuture<Map<String, Object>> plan = java.util.concurrent.CompletableFuture
+                    .supplyAsync(() -> explain(holder), java.util.concurrent.CompletableFuture.delayedExecutor(
+                            explainAfterMillis, java.util.concurrent.TimeUnit.MILLISECONDS));
             try {
                 produced = producer.run();
                 int total = produced.ids().length;
-                awaitHandled(nodes, total / 2);
-                result.put("dueFetchPlan", explain(holder));
+                result.put("dueFetchPlan", plan.join());
                 awaitDrained(nodes, total);
                 nodes.stop();
                 result.put("snapshotHeld", holder == null ? null : holder.describe());
