@@ -7,7 +7,8 @@ import java.util.Arrays;
  * Entry point of {@code outbox-benchmark.jar}. Without {@code --role} (or with {@code --role=driver}) it runs the
  * benchmark ({@link BenchmarkDriver}); with {@code --role=node} it is one processing instance ({@link BenchmarkNode}),
  * which the driver starts itself; with {@code --publishers} it runs the publisher benchmark
- * ({@link PublisherBenchmark}); with {@code --write} the write benchmark ({@link WriteBenchmark}).
+ * ({@link PublisherBenchmark}); with {@code --write} the write benchmark ({@link WriteBenchmark}); with {@code --bloat} the
+ * bloat benchmark ({@link BloatBenchmark}).
  */
 public final class BenchmarkApplication {
 
@@ -21,6 +22,10 @@ public final class BenchmarkApplication {
         }
         if (Arrays.asList(args).contains(WriteBenchmark.FLAG)) {
             System.exit(runWrite(args));
+            return;
+        }
+        if (Arrays.asList(args).contains(BloatBenchmark.FLAG)) {
+            System.exit(runBloat(args));
             return;
         }
         if (Arrays.asList(args).contains(PublisherBenchmark.FLAG)) {
@@ -65,6 +70,17 @@ public final class BenchmarkApplication {
         }
         WriteBenchmark.run(options);
         return 0;
+    }
+
+    private static int runBloat(String[] args) throws InterruptedException {
+        BloatBenchmark.Options options;
+        try {
+            options = BloatBenchmark.Options.parse(args);
+        } catch (IllegalArgumentException e) {
+            System.err.println("outbox-benchmark --bloat: " + e.getMessage());
+            return 2;
+        }
+        return BloatBenchmark.run(options).exitCode();
     }
 
     private static int runPublishers(String[] args) {

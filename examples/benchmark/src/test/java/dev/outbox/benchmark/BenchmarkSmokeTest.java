@@ -183,6 +183,48 @@ class BenchmarkSmokeTest {
         assertThat(result.path("latency").path("withRecord").path("count").asInt()).isEqualTo(20);
     }
 
+    /**
+     * The bloat benchmark with tiny parameters: all four combinations of mode and completed records, each without and
+     * with the snapshot, measured and checked.
+     */
+    @Test
+    @Timeout(value = 900, unit = TimeUnit.SECONDS)
+    void theBloatBenchmarkMeasuresEveryCombinationWithAndWithoutTheSnapshot() throws Exception {
+        Database db = database();
+        Path out = Path.of("target", "benchmark-smoke", "bloat-benchmark.json");
+
+        BloatBenchmark.Outcome outcome = BloatBenchmark.run(BloatBenchmark.Options.parse(new String[] {
+            "--bloat", "--url=" + db.url(), "--user=" + db.user(), "--password=" + db.password(), "--records=600",
+            "--rate=200", "--aggregates=60", "--snapshot-seconds=30", "--warmup-seconds=1", "--out=" + out,
+            "--node-jvm-option=-Xmx256m", "--node-jvm-option=-XX:TieredStopAtLevel=1",
+            "--node-jvm-option=-XX:+UseSerialGC"}));
+
+        JsonNode measurements = JsonMapper.builder().build().readTree(out.toFile()).path("measurements");
+        for (String mode : List.of("steady", "backlog")) {
+            for (String completed : List.of("kept", "deleted")) {
+                for (String snapshot : List.of("clean", "snapshot")) {
+                    String name = mode + "-" + completed + "-" + snapshot;
+                    JsonNode measured = measurements.path(name);
+                    assertThat(measured.has("error")).as(name + ": " + measured.path("error")).isFalse();
+                    assertChecksHold(name, measured.path("checks"), 600);
+                    assertThat(measured.path("table").path("totalBytes").asLong()).as(name).isPositive();
+                    assertThat(measured.path("table").has("deadTuples")).as(name).isTrue();
+                    assertThat(measured.path("table").path("tuplesReadPerRecord").asDouble()).as(name).isPositive();
+                    assertThat(measured.path("dueFetchPlan").path("plan").size()).as(name).isPositive();
+                    assertThat(measured.path("snapshotHeld").isNull()).as(name).isEqualTo(snapshot.equals("clean"));
+                    if (mode.equals("steady")) {
+                        assertThat(measured.path("commitToHandlerLatency").path("p99Ms").isNumber()).as(name).isTrue();
+                    } else {
+                        assertThat(measured.path("recordsPerSecond").asDouble()).as(name).isPositive();
+                    }
+                }
+                assertThat(measurements.path(mode + "-" + completed + "-ratio").path("rateSnapshotOverClean")
+                        .asDouble()).isPositive();
+            }
+        }
+        assertThat(outcome.exitCode()).isZero();
+    }
+
     private record Database(String url, String user, String password) {
     }
 
