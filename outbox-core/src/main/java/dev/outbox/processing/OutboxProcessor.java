@@ -44,6 +44,8 @@ import org.slf4j.LoggerFactory;
 public final class OutboxProcessor implements AutoCloseable, WakeUpSource.Target {
 
     private static final Logger log = LoggerFactory.getLogger(OutboxProcessor.class);
+    /** Longest {@link #start()} waits for the loop's first fetches: a slow database delays the start, never blocks it. */
+    static final Duration WARM_UP_TIMEOUT = Duration.ofSeconds(5);
 
     private final PartitionOwnership ownership;
     private final ProcessingOptions options;
@@ -91,8 +93,13 @@ public final class OutboxProcessor implements AutoCloseable, WakeUpSource.Target
         return options;
     }
 
-    /** Starts the background loop. Does nothing when already running. */
+    /**
+     * Starts the background loop and returns once it is warm: its first fetches done (its code run, its statement
+     * prepared; see {@link PollLoop#WARM_UP_FETCHES}), a fetch failed, or {@link #WARM_UP_TIMEOUT} passed. Does nothing
+     * when already running.
+     */
     public void start() {
+        PollLoop started;
         synchronized (lifecycle) {
             if (closed) {
                 throw new IllegalStateException("OutboxProcessor is closed");
@@ -100,11 +107,20 @@ public final class OutboxProcessor implements AutoCloseable, WakeUpSource.Target
             if (loop != null) {
                 return;
             }
-            PollLoop started = new PollLoop(dispatcher, lanes, waiter, options);
+            workers.prestart();
+            started = new PollLoop(dispatcher, lanes, waiter, options);
             loop = started;
             poller = DaemonThreads.start("outbox-processor", started);
-            log.info("Outbox processor started: {}", description);
         }
+        // Outside the lock: a stop meanwhile must not wait for the warm-up.
+        try {
+            if (!started.awaitWarm(WARM_UP_TIMEOUT)) {
+                log.info("Outbox processor: first fetches not done within {}; starting anyway", WARM_UP_TIMEOUT);
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        log.info("Outbox processor started: {}", description);
     }
 
     public boolean isRunning() {

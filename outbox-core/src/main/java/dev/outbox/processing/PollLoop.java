@@ -3,6 +3,8 @@ package dev.outbox.processing;
 import dev.outbox.internal.FailureLog;
 import dev.outbox.processing.Dispatcher.Fetch;
 import java.time.Duration;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -24,6 +26,12 @@ final class PollLoop implements Runnable {
      * answer keeps no other lane from being fetched; but all in hand stay within this many batches.
      */
     static final int MAX_BATCHES_IN_HAND = 10;
+    /**
+     * Fetches run back to back at start while they find nothing, before the loop reports itself warm: the fetch's
+     * code has run and its statement is prepared. Five, because JDBC drivers such as pgjdbc prepare a statement on the
+     * server from its fifth execution on a connection ({@code prepareThreshold}).
+     */
+    static final int WARM_UP_FETCHES = 5;
 
     private final Dispatcher dispatcher;
     private final LaneTable lanes;
@@ -31,6 +39,7 @@ final class PollLoop implements Runnable {
     private final ProcessingOptions options;
     private final FailureLog outage;
     private volatile boolean running = true;
+    private final CountDownLatch warm = new CountDownLatch(1);
 
     PollLoop(Dispatcher dispatcher, LaneTable lanes, Waiter waiter, ProcessingOptions options) {
         this.dispatcher = dispatcher;
@@ -46,6 +55,15 @@ final class PollLoop implements Runnable {
         waiter.changed();
     }
 
+    /**
+     * Waits until the first fetches are done (see {@link #WARM_UP_FETCHES}), a fetch failed, or {@code timeout} passed.
+     *
+     * @return true when warm
+     */
+    boolean awaitWarm(Duration timeout) throws InterruptedException {
+        return warm.await(timeout.toNanos(), TimeUnit.NANOSECONDS);
+    }
+
     @Override
     public void run() {
         Duration idleWait = options.pollInterval();
@@ -53,6 +71,11 @@ final class PollLoop implements Runnable {
         // the same, so that the database sees one statement text.
         int limit = options.batchSize() + options.batchSize() / 2;
         int maxInHand = MAX_BATCHES_IN_HAND * options.batchSize();
+        try {
+            warmUp(limit);
+        } finally {
+            warm.countDown();
+        }
         try {
             while (running) {
                 waiter.awaitUntil(() -> !running || lanes.recordsInWork() <= options.batchSize() / 2
@@ -84,6 +107,16 @@ final class PollLoop implements Runnable {
             // A stop that gave up on the handlers: leave at once, the records in hand stay NEW.
             Thread.currentThread().interrupt();
             running = false;
+        }
+    }
+
+    /** Fetches until one finds work, fails or owns nothing, at most {@link #WARM_UP_FETCHES} times. */
+    private void warmUp(int limit) {
+        for (int round = 0; round < WARM_UP_FETCHES && running; round++) {
+            Fetch fetch = fetch(limit);
+            if (fetch == null || fetch == Fetch.STORE_NOT_ASKED || fetch.fetched() > 0 || fetch.skipped() > 0) {
+                return;
+            }
         }
     }
 

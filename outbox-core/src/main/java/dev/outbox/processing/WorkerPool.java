@@ -35,6 +35,13 @@ final class WorkerPool {
         return pool;
     }
 
+    /** Starts the worker threads now rather than at the first records, so that these do not wait for them. */
+    void prestart() {
+        if (current() instanceof java.util.concurrent.ThreadPoolExecutor executor) {
+            executor.prestartAllCoreThreads();
+        }
+    }
+
     /** Interrupts the running handlers and drops the pool; returns the work that never started. */
     List<Runnable> interruptAll() {
         ExecutorService interrupted;

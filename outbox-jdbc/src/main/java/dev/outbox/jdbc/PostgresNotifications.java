@@ -11,6 +11,8 @@ import java.util.Collection;
 import java.util.HashSet;
 import java.util.Objects;
 import java.util.Set;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 import javax.sql.DataSource;
 import org.jspecify.annotations.Nullable;
@@ -32,6 +34,8 @@ public final class PostgresNotifications implements WakeUpSource {
     private static final Logger log = LoggerFactory.getLogger(PostgresNotifications.class);
     private static final int WAIT_MILLIS = 250;
     private static final Duration RECONNECT_DELAY = Duration.ofSeconds(2);
+    /** Longest {@link #start} waits for the LISTEN: a slow database delays the start, never blocks it. */
+    private static final Duration LISTEN_TIMEOUT = Duration.ofSeconds(5);
 
     private final DataSource dataSource;
     private final String channel;
@@ -56,13 +60,27 @@ public final class PostgresNotifications implements WakeUpSource {
         jdbc.query("SELECT pg_notify(?, ?)", rs -> null, channel, payload);
     }
 
+    /**
+     * Starts listening on a thread of its own and returns once the LISTEN is in place (or failed, or
+     * {@link #LISTEN_TIMEOUT} passed), so that an application that reports ready is woken by the first commits.
+     */
     @Override
-    public synchronized void start(Target target) {
-        if (running) {
-            return;
+    public void start(Target target) {
+        CountDownLatch listening = new CountDownLatch(1);
+        synchronized (this) {
+            if (running) {
+                return;
+            }
+            running = true;
+            listener = DaemonThreads.start("outbox-listen-notify", () -> listen(target, listening));
         }
-        running = true;
-        listener = DaemonThreads.start("outbox-listen-notify", () -> listen(target));
+        try {
+            if (!listening.await(LISTEN_TIMEOUT.toNanos(), TimeUnit.NANOSECONDS)) {
+                log.info("Outbox: LISTEN not in place within {}; starting anyway, polling covers", LISTEN_TIMEOUT);
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
     }
 
     @Override
@@ -83,7 +101,7 @@ public final class PostgresNotifications implements WakeUpSource {
         }
     }
 
-    private void listen(Target target) {
+    private void listen(Target target, CountDownLatch listening) {
         boolean failing = false;
         while (running) {
             try (Connection connection = dataSource.getConnection()) {
@@ -96,6 +114,7 @@ public final class PostgresNotifications implements WakeUpSource {
                     log.info("Outbox: listening for PostgreSQL notifications again");
                     failing = false;
                 }
+                listening.countDown();
                 // Anything committed while we were not listening is found by this fetch, not by a notification.
                 target.wakeUp();
                 PGConnection pg = connection.unwrap(PGConnection.class);
@@ -106,6 +125,7 @@ public final class PostgresNotifications implements WakeUpSource {
                     }
                 }
             } catch (SQLException | RuntimeException e) {
+                listening.countDown(); // the start waits no longer: polling covers meanwhile
                 if (!running) {
                     return;
                 }

@@ -7,8 +7,9 @@ import java.util.Arrays;
  * Entry point of {@code outbox-benchmark.jar}. Without {@code --role} (or with {@code --role=driver}) it runs the
  * benchmark ({@link BenchmarkDriver}); with {@code --role=node} it is one processing instance ({@link BenchmarkNode}),
  * which the driver starts itself; with {@code --publishers} it runs the publisher benchmark
- * ({@link PublisherBenchmark}); with {@code --write} the write benchmark ({@link WriteBenchmark}); with {@code --bloat} the
- * bloat benchmark ({@link BloatBenchmark}).
+ * ({@link PublisherBenchmark}); with {@code --write} the write benchmark ({@link WriteBenchmark}); with
+ * {@code --latency} the latency from a node's start ({@link StartupLatency}); with {@code --bloat} the bloat benchmark
+ * ({@link BloatBenchmark}).
  */
 public final class BenchmarkApplication {
 
@@ -26,6 +27,10 @@ public final class BenchmarkApplication {
         }
         if (Arrays.asList(args).contains(BloatBenchmark.FLAG)) {
             System.exit(runBloat(args));
+            return;
+        }
+        if (Arrays.asList(args).contains(StartupLatency.FLAG)) {
+            System.exit(runLatency(args));
             return;
         }
         if (Arrays.asList(args).contains(PublisherBenchmark.FLAG)) {
@@ -81,6 +86,17 @@ public final class BenchmarkApplication {
             return 2;
         }
         return BloatBenchmark.run(options).exitCode();
+    }
+
+    private static int runLatency(String[] args) throws InterruptedException {
+        StartupLatency.Options options;
+        try {
+            options = StartupLatency.Options.parse(args);
+        } catch (IllegalArgumentException e) {
+            System.err.println("outbox-benchmark --latency: " + e.getMessage());
+            return 2;
+        }
+        return StartupLatency.run(options).passed() ? 0 : 3;
     }
 
     private static int runPublishers(String[] args) {

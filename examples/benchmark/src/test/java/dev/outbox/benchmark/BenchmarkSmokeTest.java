@@ -156,6 +156,39 @@ class BenchmarkSmokeTest {
         assertThat(outcome.passed()).isTrue();
     }
 
+    /**
+     * The latency benchmark from a node's start with tiny parameters: each rate from a fresh node, every record measured
+     * (none left out), the first seconds and each second apart.
+     */
+    @Test
+    @Timeout(value = 300, unit = TimeUnit.SECONDS)
+    void theLatencyFromStartMeasuresEveryRecordOfEachRate() throws Exception {
+        Database db = database();
+        Path out = Path.of("target", "benchmark-smoke", "latency-benchmark.json");
+
+        StartupLatency.Outcome outcome = StartupLatency.run(StartupLatency.Options.parse(new String[] {
+            "--latency", "--url=" + db.url(), "--user=" + db.user(), "--password=" + db.password(),
+            "--rates=50,100", "--seconds=2", "--first-seconds=1", "--driver-warmup-seconds=1", "--aggregates=20",
+            "--out=" + out, "--node-jvm-option=-Xmx256m", "--node-jvm-option=-XX:TieredStopAtLevel=1"}));
+
+        JsonNode runs = JsonMapper.builder().build().readTree(out.toFile()).path("runs");
+        assertThat(runs.propertyNames()).containsExactly("50", "100");
+        for (String rate : List.of("50", "100")) {
+            JsonNode run = runs.path(rate);
+            int records = 2 * Integer.parseInt(rate);
+            assertThat(run.path("recordsProduced").asInt()).as(rate).isEqualTo(records);
+            assertThat(run.path("latencyWholeRun").path("count").asInt()).as(rate + ": none left out")
+                    .isEqualTo(records);
+            assertThat(run.path("latencyFirstSeconds").path("count").asInt()).as(rate).isEqualTo(records / 2);
+            assertThat(run.path("latencyWholeRun").has("p99Ms")).isTrue();
+            assertThat(run.path("producerLateByMsFirstSeconds").has("maxMs")).isTrue();
+            assertThat(run.path("perSecond")).hasSize(2);
+            assertThat(run.path("nodeStartToReadyMs").asLong()).isPositive();
+            assertChecksHold(rate, run.path("checks"), records);
+        }
+        assertThat(outcome.passed()).isTrue();
+    }
+
     /** The write benchmark with tiny parameters: every rate measured, every transaction timed. */
     @Test
     @Timeout(value = 300, unit = TimeUnit.SECONDS)

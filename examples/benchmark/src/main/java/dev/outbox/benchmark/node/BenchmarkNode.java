@@ -111,6 +111,11 @@ public class BenchmarkNode {
     }
 
     @Bean
+    ReadyMarker benchReadyMarker(@Value("${bench.report-file:}") String file) {
+        return new ReadyMarker(file);
+    }
+
+    @Bean
     OutboxListener benchCountingListener(NodeState state) {
         return new CountingListener(state);
     }

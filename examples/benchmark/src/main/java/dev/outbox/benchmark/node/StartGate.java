@@ -30,7 +30,8 @@ final class StartGate implements DisposableBean {
         this.processor = processor;
         this.watcher = new Thread(() -> watch(Path.of(goFile)), "bench-start-gate");
         watcher.setDaemon(true);
-        if (goFile.isBlank()) {
+        if (goFile.isBlank() || Files.exists(Path.of(goFile))) {
+            // open from the start: nothing to wake, the processor has not started yet
             markOpen();
         } else {
             watcher.start();
