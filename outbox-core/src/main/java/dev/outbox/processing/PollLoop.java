@@ -71,11 +71,7 @@ final class PollLoop implements Runnable {
         // the same, so that the database sees one statement text.
         int limit = options.batchSize() + options.batchSize() / 2;
         int maxInHand = MAX_BATCHES_IN_HAND * options.batchSize();
-        try {
-            warmUp(limit);
-        } finally {
-            warm.countDown();
-        }
+        int emptyWarmUpFetches = 0;
         try {
             while (running) {
                 waiter.awaitUntil(() -> !running || lanes.recordsInWork() <= options.batchSize() / 2
@@ -84,6 +80,15 @@ final class PollLoop implements Runnable {
                     break;
                 }
                 Fetch fetch = fetch(limit);
+                boolean warming = warm.getCount() > 0;
+                if (warming && (fetch == null || fetch == Fetch.STORE_NOT_ASKED || fetch.fetched() > 0
+                        || fetch.skipped() > 0 || ++emptyWarmUpFetches >= WARM_UP_FETCHES)) {
+                    warm.countDown();
+                    warming = false;
+                }
+                if (warming) {
+                    continue; // an empty fetch at start: the next one at once, until the loop is warm
+                }
                 if (fetch == null) {
                     waiter.await(options.pollInterval(), false, this::isRunning);
                 } else if (fetch.skippedReleased()) {
@@ -107,16 +112,8 @@ final class PollLoop implements Runnable {
             // A stop that gave up on the handlers: leave at once, the records in hand stay NEW.
             Thread.currentThread().interrupt();
             running = false;
-        }
-    }
-
-    /** Fetches until one finds work, fails or owns nothing, at most {@link #WARM_UP_FETCHES} times. */
-    private void warmUp(int limit) {
-        for (int round = 0; round < WARM_UP_FETCHES && running; round++) {
-            Fetch fetch = fetch(limit);
-            if (fetch == null || fetch == Fetch.STORE_NOT_ASKED || fetch.fetched() > 0 || fetch.skipped() > 0) {
-                return;
-            }
+        } finally {
+            warm.countDown();
         }
     }
 
