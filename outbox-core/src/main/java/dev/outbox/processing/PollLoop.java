@@ -56,7 +56,8 @@ final class PollLoop implements Runnable {
         try {
             while (running) {
                 waiter.awaitUntil(() -> !running || lanes.recordsInWork() <= options.batchSize() / 2
-                        && lanes.recordsInHand() <= maxInHand);
+                        // room for a batch: a fetch reads the records in flight too, so not one per release
+                        && lanes.recordsInHand() <= maxInHand - options.batchSize());
                 if (!running) {
                     break;
                 }

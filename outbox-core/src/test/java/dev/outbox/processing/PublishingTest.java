@@ -311,7 +311,7 @@ class PublishingTest {
         processor.start();
 
         // one fetch reads 15 rows (a batch and a half): the fetches read past the records in flight
-        broker.awaitSent(PollLoop.MAX_BATCHES_IN_HAND * 10);
+        broker.awaitSent(PollLoop.MAX_BATCHES_IN_HAND * 10 / 2);
         assertThat(broker.sent).as("within ten batches in hand, plus one fetch").hasSizeLessThanOrEqualTo(115)
                 .doesNotHaveDuplicates();
 
