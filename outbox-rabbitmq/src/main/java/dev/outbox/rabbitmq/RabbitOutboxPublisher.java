@@ -52,7 +52,8 @@ import org.springframework.amqp.rabbit.core.RabbitTemplate;
  * publish: it stops reading from them, and a send then waits in the socket's write, which the RabbitMQ client does not
  * time out. So while the broker says the connection is blocked ({@code connection.blocked}), a record is not sent: it
  * fails at once as a retryable {@link Reason#REJECTED}, and no engine worker waits. The alarm is the broker's, so it
- * stops every destination alike. Otherwise a send waits only to open a channel when the cache has none free (one round
+ * stops every destination alike. {@link #publish} only builds the message; {@link #flush()} sends the thread's burst
+ * on one channel per exchange, in order, and waits only to open a channel when the cache has none free (one round
  * trip, or the factory's {@code channelCheckoutTimeout} when it limits the channels); a message sent but never
  * confirmed is bounded by the {@linkplain Builder#acknowledgementTimeout acknowledgement timeout}, and holds no worker.
  *
