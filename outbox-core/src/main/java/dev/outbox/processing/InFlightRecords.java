@@ -11,31 +11,25 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * The acknowledgement tracking of one {@link PublishingWorker} batch: its records sent and not yet settled, their
- * acknowledgement deadlines, the ones slow to be acknowledged, and the timer that wakes the batch at the next of those
- * moments. Confined, like the batch, to the thread that holds the batch's scheduled flag.
+ * acknowledgement deadlines, and the timer that wakes the batch at the next of them. Confined, like the batch, to the thread that holds the batch's scheduled flag.
  */
 final class InFlightRecords {
 
     private final long timeoutNanos;
-    private final long slowNanos;
     private final ScheduledExecutorService timer;
     private final Runnable wakeUp;
     /** In send order, which is deadline order; settled entries are dropped lazily. */
     private final ArrayDeque<Sending> bySendTime = new ArrayDeque<>();
-    /** In send order too: the records in flight not yet found slow; see {@link #pollSlow(long)}. */
-    private final ArrayDeque<Sending> slowNext = new ArrayDeque<>();
     private int pending;
     private @Nullable ScheduledFuture<?> wakeAtDeadline;
     private long wakeAtDeadlineFor;
 
     /**
      * @param timeout the publisher's acknowledgement timeout
-     * @param slow how long an acknowledgement may take before its record counts as slow
      * @param wakeUp runs the batch again; the timer calls it at the next deadline
      */
-    InFlightRecords(Duration timeout, Duration slow, ScheduledExecutorService timer, Runnable wakeUp) {
+    InFlightRecords(Duration timeout, ScheduledExecutorService timer, Runnable wakeUp) {
         this.timeoutNanos = nanos(timeout);
-        this.slowNanos = slow.toNanos();
         this.timer = timer;
         this.wakeUp = wakeUp;
     }
@@ -44,7 +38,6 @@ final class InFlightRecords {
     Sending add(PublishingWorker.LaneRun lane, Delivery delivery, HandlerRoute route, long sentAt) {
         Sending sending = new Sending(lane, delivery, route, sentAt, sentAt + timeoutNanos);
         bySendTime.addLast(sending);
-        slowNext.addLast(sending);
         pending++;
         return sending;
     }
@@ -76,20 +69,8 @@ final class InFlightRecords {
         return null;
     }
 
-    /** The oldest unsettled record found slow at {@code now} for the first time; null when there is none. */
-    @Nullable Sending pollSlow(long now) {
-        Sending oldest;
-        while ((oldest = slowNext.peekFirst()) != null && (oldest.settled || now - oldest.sentAt >= slowNanos)) {
-            slowNext.pollFirst();
-            if (!oldest.settled) {
-                return oldest;
-            }
-        }
-        return null;
-    }
-
     /**
-     * Has the timer wake the batch at its next deadline or slow mark, unless it will already. Only with a record in
+     * Has the timer wake the batch at its next deadline, unless it will already. Only with a record in
      * flight.
      *
      * @return false when the timer is closed: the processor is
@@ -100,10 +81,6 @@ final class InFlightRecords {
             bySendTime.pollFirst();
         }
         long next = bySendTime.getFirst().deadline;
-        Sending slow = slowNext.peekFirst(); // unsettled: pollSlow dropped the settled ones ahead
-        if (slow != null && slow.sentAt + slowNanos - next < 0) {
-            next = slow.sentAt + slowNanos;
-        }
         if (wakeAtDeadline != null && wakeAtDeadlineFor == next) {
             return true;
         }

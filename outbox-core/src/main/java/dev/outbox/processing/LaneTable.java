@@ -29,7 +29,7 @@ final class LaneTable {
     private final Map<Lane, LaneWork> inHand = new HashMap<>();
     private @Nullable Set<Lane> releasedDuringFetch;
     private int recordsInHand;
-    /** Records of the lanes in hand that wait for a slow acknowledgement; see {@link #waiting}. */
+    /** Records of the lanes in hand that wait for an acknowledgement; see {@link #waiting}. */
     private int recordsWaiting;
     /** Lanes in hand per partition; read without the lock by a coordinator handing partitions over. */
     private final AtomicIntegerArray lanesByPartition = new AtomicIntegerArray(PartitionHasher.PARTITION_COUNT);
@@ -119,8 +119,8 @@ final class LaneTable {
     }
 
     /**
-     * Marks a lane in hand as waiting for an acknowledgement that is slow to come (a destination that does not answer),
-     * or as working again: the records of waiting lanes do not count in {@link #recordsInWork()}, so that they do not
+     * Marks a lane in hand as waiting for a broker's acknowledgement (it holds no worker meanwhile), or as working
+     * again: the records of waiting lanes do not count in {@link #recordsInWork()}, so that they do not
      * keep the loop from fetching the records of other lanes. Does nothing once the lane is released.
      */
     void waiting(LaneWork work, boolean waiting) {
@@ -139,7 +139,17 @@ final class LaneTable {
         }
     }
 
-    /** Records of the lanes in hand that are not waiting for a slow acknowledgement: what the fetch budget counts. */
+    /** Records of the lanes in hand waiting for an acknowledgement; see {@link #waiting}. */
+    int recordsWaiting() {
+        lock.lock();
+        try {
+            return recordsWaiting;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Records of the lanes in hand that are not waiting for an acknowledgement: what the fetch budget counts. */
     int recordsInWork() {
         lock.lock();
         try {

@@ -11,8 +11,9 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The background loop, a pipeline: it fetches again as soon as the records in hand drop to half a batch, without
- * waiting for the slowest lane, and skips the lanes in hand. Records waiting for a slow acknowledgement do not count
- * (up to {@link #MAX_BATCHES_IN_HAND} batches in hand in all). When nothing is due it polls soon after activity, when
+ * waiting for the slowest lane, and skips the lanes in hand. Records sent to a broker and waiting for its
+ * acknowledgement do not count, and the fetch reads past them (up to {@link #MAX_BATCHES_IN_HAND} batches in hand in
+ * all), so a publisher has more than a batch in flight. When nothing is due it polls soon after activity, when
  * retries and records of writers that do not wake it are likeliest, then backs off by doubling to the poll interval,
  * so an idle instance costs one query per poll interval. A failing fetch is retried every poll interval, and logged
  * when it starts, once a minute while it lasts, and when it ends.
@@ -22,8 +23,8 @@ final class PollLoop implements Runnable {
     private static final Logger log = LoggerFactory.getLogger(PollLoop.class);
     private static final Duration FIRST_IDLE_WAIT = Duration.ofMillis(50);
     /**
-     * Records waiting for slow acknowledgements do not count in the half batch, so that a destination that does not
-     * answer keeps no other lane from being fetched; but all in hand stay within this many batches.
+     * Records waiting for acknowledgements do not count in the half batch: they hold no worker, and a destination that
+     * does not answer must keep no other lane from being fetched; but all in hand stay within this many batches.
      */
     static final int MAX_BATCHES_IN_HAND = 10;
     /**
@@ -67,18 +68,19 @@ final class PollLoop implements Runnable {
     @Override
     public void run() {
         Duration idleWait = options.pollInterval();
-        // Room for a batch beyond the half batch that may still be in hand, whose rows the fetch also reads. Always
-        // the same, so that the database sees one statement text.
-        int limit = options.batchSize() + options.batchSize() / 2;
+        // Room for a batch beyond the half batch that may still be in hand, whose rows the fetch also reads.
+        int baseLimit = options.batchSize() + options.batchSize() / 2;
         int maxInHand = MAX_BATCHES_IN_HAND * options.batchSize();
         int emptyWarmUpFetches = 0;
         try {
             while (running) {
                 waiter.awaitUntil(() -> !running || lanes.recordsInWork() <= options.batchSize() / 2
-                        && lanes.recordsInHand() <= maxInHand);
+                        // room for a batch: a fetch reads the records in flight too, so not one per release
+                        && lanes.recordsInHand() <= maxInHand - options.batchSize());
                 if (!running) {
                     break;
                 }
+                int limit = baseLimit + waitingRoom(maxInHand);
                 Fetch fetch = fetch(limit);
                 boolean warming = warm.getCount() > 0;
                 if (warming && (fetch == null || fetch == Fetch.STORE_NOT_ASKED || fetch.fetched() > 0
@@ -115,6 +117,17 @@ final class PollLoop implements Runnable {
         } finally {
             warm.countDown();
         }
+    }
+
+    /**
+     * The rows the fetch reads beyond its base limit for the records waiting for acknowledgements: they are NEW and
+     * among the oldest, so a fetch of the base limit would read little else and the records in flight would stay near
+     * a batch. Whole batches, so that the database sees few statement texts.
+     */
+    private int waitingRoom(int maxInHand) {
+        int waiting = Math.min(lanes.recordsWaiting(), maxInHand);
+        int batch = options.batchSize();
+        return (waiting + batch - 1) / batch * batch;
     }
 
     private boolean isRunning() {

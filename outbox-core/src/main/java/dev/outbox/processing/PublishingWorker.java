@@ -40,8 +40,9 @@ import org.slf4j.LoggerFactory;
  * and nothing more to send, its completions stored by group commit, not when the whole batch ends; and a batch waiting
  * for acknowledgements holds no worker: it sends what it can, then leaves the worker until an acknowledgement or a
  * deadline wakes it up on a worker again. The lanes in hand, not the workers, bound what is in flight; and a lane whose
- * record goes unacknowledged for {@link #SLOW_ACKNOWLEDGEMENT} is marked waiting, so that it does not count against
- * the poll loop's budget either ({@link LaneTable#waiting}).
+ * record is sent is marked waiting until its acknowledgement comes, so that it does not count against the poll loop's
+ * budget either ({@link LaneTable#waiting}): the loop fetches more while the broker confirms, and the records in flight
+ * are not bound by one fetch.
  *
  * <p>A batch is confined to one thread at a time: the one that holds its {@code scheduled} flag. The client's
  * callbacks only queue acknowledgements and wake the batch; an acknowledgement that does not come within the
@@ -52,11 +53,6 @@ import org.slf4j.LoggerFactory;
 final class PublishingWorker implements AutoCloseable {
 
     private static final Logger log = LoggerFactory.getLogger(PublishingWorker.class);
-    /**
-     * How long an acknowledgement may take before its lane stops counting in the poll loop's budget: far above a
-     * broker's usual round trip, far below an acknowledgement timeout.
-     */
-    static final Duration SLOW_ACKNOWLEDGEMENT = Duration.ofSeconds(1);
 
     private final HandlerRoutes routes;
     private final PartitionOwnership ownership;
@@ -124,7 +120,7 @@ final class PublishingWorker implements AutoCloseable {
         Run(PublishBatch batch) {
             this.batch = batch;
             this.timeout = batch.publisher.acknowledgementTimeout();
-            this.inFlight = new InFlightRecords(timeout, SLOW_ACKNOWLEDGEMENT, deadlines, this::wakeUp);
+            this.inFlight = new InFlightRecords(timeout, deadlines, this::wakeUp);
             this.laneRuns = new ArrayList<>(batch.lanes.size());
             batch.lanes.forEach(work -> laneRuns.add(new LaneRun(work)));
         }
@@ -157,6 +153,7 @@ final class PublishingWorker implements AutoCloseable {
             } catch (RuntimeException | Error e) {
                 log.error("Outbox publisher: a worker failed unexpectedly; the batch's records will be published "
                         + "again", e);
+                flushIfSent(); // nothing sent stays buffered on this thread
                 for (LaneRun lane : laneRuns) {
                     if (!lane.released) {
                         lane.released = true;
@@ -175,7 +172,6 @@ final class PublishingWorker implements AutoCloseable {
                     settle(acknowledgement);
                 }
                 expireOverdue();
-                markSlow();
                 flushIfSent();
                 if (inFlight.pending() == 0) {
                     finish();
@@ -231,6 +227,10 @@ final class PublishingWorker implements AutoCloseable {
                 }
                 Sending sending = inFlight.add(lane, delivery, route, sentAt);
                 lane.inFlight = true;
+                if (!lane.waiting) {
+                    lane.waiting = true;
+                    lanes.waiting(lane.work, true);
+                }
                 sentSinceFlush = true;
                 stage.whenComplete((value, failure) -> {
                     acknowledgements.add(new Acknowledgement(sending, value, failure));
@@ -246,19 +246,6 @@ final class PublishingWorker implements AutoCloseable {
             if (lane.waiting) {
                 lane.waiting = false;
                 lanes.waiting(lane.work, false);
-            }
-        }
-
-        /**
-         * Marks the lanes whose record has waited {@link #SLOW_ACKNOWLEDGEMENT} for its acknowledgement as waiting: the
-         * poll loop then fetches other lanes' records as if they were released.
-         */
-        private void markSlow() {
-            long now = System.nanoTime();
-            Sending slow;
-            while ((slow = inFlight.pollSlow(now)) != null) {
-                slow.lane.waiting = true;
-                lanes.waiting(slow.lane.work, true);
             }
         }
 
@@ -377,7 +364,7 @@ final class PublishingWorker implements AutoCloseable {
         boolean stopped;
         boolean inFlight;
         boolean released;
-        /** Marked waiting in the lane table: its record in flight is slow to be acknowledged. */
+        /** Marked waiting in the lane table: its record in flight waits for its acknowledgement. */
         boolean waiting;
 
         LaneRun(LaneWork work) {

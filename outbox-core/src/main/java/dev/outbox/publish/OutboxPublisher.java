@@ -44,8 +44,8 @@ public interface OutboxPublisher {
     CompletionStage<?> publish(OutboxRecord record);
 
     /**
-     * Called after a burst of {@link #publish} calls: a publisher that buffers messages sends them now. Must not wait
-     * for acknowledgements. The default does nothing.
+     * Called after a burst of {@link #publish} calls, on the thread that made them: a publisher that buffers messages
+     * sends them now. Must not wait for acknowledgements. The default does nothing.
      */
     default void flush() {
     }
@@ -60,14 +60,16 @@ public interface OutboxPublisher {
     }
 
     /**
-     * This publisher as a one-record handler that publishes and waits for the acknowledgement: what runs a record
-     * outside the batch path.
+     * This publisher as a one-record handler that publishes, flushes (a burst of one) and waits for the
+     * acknowledgement: what runs a record outside the batch path.
      */
     default OutboxRecordProcessor asProcessor() {
         return record -> {
             Duration timeout = acknowledgementTimeout();
             try {
-                publish(record).toCompletableFuture().get(timeout.toMillis(), TimeUnit.MILLISECONDS);
+                CompletionStage<?> stage = publish(record);
+                flush();
+                stage.toCompletableFuture().get(timeout.toMillis(), TimeUnit.MILLISECONDS);
             } catch (ExecutionException e) {
                 throw e.getCause() instanceof Exception cause ? cause : e;
             } catch (TimeoutException e) {

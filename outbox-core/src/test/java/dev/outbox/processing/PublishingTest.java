@@ -299,6 +299,31 @@ class PublishingTest {
     }
 
     @Test
+    void moreRecordsThanOneFetchAreInFlightWhileTheBrokerConfirms() { // issue 31
+        broker.acknowledgementTimeout = Duration.ofSeconds(60);
+        Set<String> unconfirmed = new HashSet<>();
+        OutboxRecordRepository outbox = startInBackground(ProcessingOptions.DEFAULT_CONCURRENCY, 10);
+        for (int aggregate = 0; aggregate < 300; aggregate++) {
+            save(outbox, "agg-" + aggregate, 1);
+            unconfirmed.add("agg-" + aggregate + "/1");
+        }
+        broker.holdBack = unconfirmed;
+        processor.start();
+
+        // one fetch reads 15 rows (a batch and a half): the fetches read past the records in flight
+        broker.awaitSent(PollLoop.MAX_BATCHES_IN_HAND * 10 / 2);
+        assertThat(broker.sent).as("within ten batches in hand, plus one fetch").hasSizeLessThanOrEqualTo(115)
+                .doesNotHaveDuplicates();
+
+        broker.holdBack = Set.of();
+        await().atMost(Duration.ofSeconds(30)).until(() -> {
+            broker.releaseHeldBack(); // again: one may have been held back as the set changed
+            return store.countByStatus(OutboxRecordStatus.COMPLETED) == 300;
+        });
+        assertThat(broker.sent).hasSize(300).doesNotHaveDuplicates();
+    }
+
+    @Test
     void aStopThatGivesUpEndsTheBatchesWaitingForAcknowledgements() {
         broker.acknowledgementTimeout = Duration.ofSeconds(60);
         broker.holdBack = Set.of("stuck/1");
@@ -317,13 +342,17 @@ class PublishingTest {
 
     /** The publisher for event type E, a handler for event type Mail, and a processor to start. */
     private OutboxRecordRepository startInBackground(int concurrency) {
+        return startInBackground(concurrency, ProcessingOptions.defaults().batchSize());
+    }
+
+    private OutboxRecordRepository startInBackground(int concurrency, int batchSize) {
         OutboxHandlers handlers = OutboxHandlers.builder()
                 .publisher(PublisherRegistration.builder(PUBLISHER_ID, broker).eventTypes(Set.of("E")).build())
                 .handler(HandlerRegistration.builder("mailer", String.class).eventType("Mail")
                         .handler((mail, metadata) -> mailed.add(mail)).build())
                 .deserializer((payload, type) -> payload).build();
         processor = OutboxProcessor.builder().recordStore(store).routes(handlers).clock(clock)
-                .options(ProcessingOptions.defaults().withConcurrency(concurrency)
+                .options(ProcessingOptions.defaults().withConcurrency(concurrency).withBatchSize(batchSize)
                         .withPollInterval(Duration.ofMillis(100))
                         .withShutdownTimeout(Duration.ofSeconds(1))).build(); // the test's end gives up on stuck/1
         return handlers.fanningOut(store);

@@ -9,7 +9,11 @@ import dev.outbox.publish.PublishException;
 import dev.outbox.publish.PublishException.Reason;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.Date;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
@@ -48,7 +52,8 @@ import org.springframework.amqp.rabbit.core.RabbitTemplate;
  * publish: it stops reading from them, and a send then waits in the socket's write, which the RabbitMQ client does not
  * time out. So while the broker says the connection is blocked ({@code connection.blocked}), a record is not sent: it
  * fails at once as a retryable {@link Reason#REJECTED}, and no engine worker waits. The alarm is the broker's, so it
- * stops every destination alike. Otherwise a send waits only to open a channel when the cache has none free (one round
+ * stops every destination alike. {@link #publish} only builds the message; {@link #flush()} sends the thread's burst
+ * on one channel per exchange, in order, and waits only to open a channel when the cache has none free (one round
  * trip, or the factory's {@code channelCheckoutTimeout} when it limits the channels); a message sent but never
  * confirmed is bounded by the {@linkplain Builder#acknowledgementTimeout acknowledgement timeout}, and holds no worker.
  *
@@ -71,6 +76,8 @@ public final class RabbitOutboxPublisher implements OutboxPublisher {
     private final Duration acknowledgementTimeout;
     private final long maxMessageSize;
     private final AtomicLong sends = new AtomicLong();
+    /** The messages this thread published since its last {@link #flush()}. */
+    private final ThreadLocal<List<Outgoing>> burst = ThreadLocal.withInitial(ArrayList::new);
     /** Why the broker blocked the connection (an alarm: memory or disk), or null while it takes messages. */
     private volatile @Nullable String blockedBecause;
 
@@ -116,14 +123,9 @@ public final class RabbitOutboxPublisher implements OutboxPublisher {
             throw new PublishException(Reason.REJECTED, where + "not sent: the broker blocked the connection ("
                     + blocked + ") until its alarm clears");
         }
-        try {
-            template.send(destination.exchange(), routingKey, message, correlation);
-        } catch (AmqpAuthenticationException e) {
-            throw new PublishException(Reason.NOT_AUTHORIZED, where + e.getMessage(), e);
-        } catch (AmqpException e) {
-            throw translate(where, destination.exchange(), size, describe(e), e);
-        }
-        return correlation.getFuture().thenCompose(confirm -> {
+        Outgoing outgoing = new Outgoing(destination.exchange(), routingKey, message, correlation, where, size);
+        burst.get().add(outgoing);
+        return outgoing.sent.thenCompose(sent -> correlation.getFuture()).thenCompose(confirm -> {
             ReturnedMessage returned = correlation.getReturned();
             if (confirm.ack() && returned == null) {
                 return CompletableFuture.completedFuture(confirm);
@@ -137,6 +139,54 @@ public final class RabbitOutboxPublisher implements OutboxPublisher {
                     ? new PublishException(Reason.REJECTED, where + "negatively acknowledged by the broker")
                     : translate(where, destination.exchange(), size, confirm.reason(), null));
         });
+    }
+
+    /**
+     * Sends the messages this thread's {@link #publish} calls buffered, in the order published, on one channel per
+     * exchange. Spring AMQP keeps a channel with messages unconfirmed out of its cache until they are confirmed (a
+     * thread of its own waits for them): a channel per message opened a channel, and closed one, for most messages
+     * once more were in flight than the cache holds. A channel per exchange, so that an exchange that does not exist
+     * (the broker closes the channel) costs a retry to no message of another exchange.
+     */
+    @Override
+    public void flush() {
+        List<Outgoing> outgoing = burst.get();
+        if (outgoing.isEmpty()) {
+            return;
+        }
+        Map<String, List<Outgoing>> byExchange = new LinkedHashMap<>();
+        outgoing.forEach(message -> byExchange.computeIfAbsent(message.exchange, e -> new ArrayList<>()).add(message));
+        outgoing.clear();
+        byExchange.values().forEach(this::sendOnOneChannel);
+    }
+
+    private void sendOnOneChannel(List<Outgoing> sending) {
+        try {
+            template.invoke(operations -> {
+                sending.forEach(this::send);
+                return null;
+            });
+        } catch (AmqpException e) { // no channel: nothing was sent
+            sending.forEach(message -> message.sent.completeExceptionally(new PublishException(Reason.CONNECTION,
+                    message.where + describe(e), e)));
+        } finally {
+            sending.forEach(message -> message.sent.completeExceptionally(new PublishException(Reason.CONNECTION,
+                    message.where + "not sent")));
+        }
+    }
+
+    /** On the channel {@link #flush()} holds. */
+    private void send(Outgoing outgoing) {
+        try {
+            template.send(outgoing.exchange, outgoing.routingKey, outgoing.message, outgoing.correlation);
+            outgoing.sent.complete(null);
+        } catch (AmqpAuthenticationException e) {
+            outgoing.sent.completeExceptionally(new PublishException(Reason.NOT_AUTHORIZED,
+                    outgoing.where + e.getMessage(), e));
+        } catch (AmqpException e) {
+            outgoing.sent.completeExceptionally(translate(outgoing.where, outgoing.exchange, outgoing.size,
+                    describe(e), e));
+        }
     }
 
     @Override
@@ -193,6 +243,15 @@ public final class RabbitOutboxPublisher implements OutboxPublisher {
             root = root.getCause();
         }
         return root == failure ? String.valueOf(failure.getMessage()) : failure.getMessage() + " (" + root + ")";
+    }
+
+    /** A message published and not yet sent: {@code sent} completes when it was, or failed to be. */
+    private record Outgoing(String exchange, String routingKey, Message message, CorrelationData correlation,
+            String where, long size, CompletableFuture<@Nullable Void> sent) {
+        Outgoing(String exchange, String routingKey, Message message, CorrelationData correlation, String where,
+                long size) {
+            this(exchange, routingKey, message, correlation, where, size, new CompletableFuture<>());
+        }
     }
 
     /** Not thread-safe. */

@@ -22,6 +22,7 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 import java.util.stream.Collectors;
@@ -268,7 +269,9 @@ class RabbitOutboxPublisherTest {
             for (BlockedListener listener : listeners) {
                 listener.handleUnblocked();
             }
-            publisher.publish(record).toCompletableFuture().get(DEADLINE.toSeconds(), TimeUnit.SECONDS);
+            CompletableFuture<?> confirmed = publisher.publish(record).toCompletableFuture();
+            publisher.flush();
+            confirmed.get(DEADLINE.toSeconds(), TimeUnit.SECONDS);
         } finally {
             own.destroy();
         }
