@@ -55,13 +55,7 @@ class PostgresDueQueryPlanTest {
             OutboxSchemaInitializer.apply(db.dataSource());
             try (Connection connection = db.dataSource().getConnection(); Statement statement =
                     connection.createStatement()) {
-                // Round-robin over 1,000 aggregates, as an application writes them; statistics taken while all NEW.
-                statement.execute("INSERT INTO outbox_record (id, status, aggregate_id, event_type, payload, "
-                        + "partition_no, created_at, next_retry_at) SELECT 'r-' || g, 'NEW', 'agg-' || (g % 1000), "
-                        + "'E', '{}', (g % 1000) % 256, now(), now() FROM generate_series(1, " + RECORDS + ") g");
-                statement.execute("ANALYZE outbox_record");
-                statement.execute("UPDATE outbox_record SET status = 'COMPLETED', completed_at = now() "
-                        + "WHERE sequence_no <= (SELECT MIN(sequence_no) FROM outbox_record) + " + (COMPLETED - 1));
+                insertThenCompleteTheOldest(statement);
 
                 // The first scan after the mass update finds the completed rows' index entries dead and marks them
                 // so; a drain fetches again and again, so the second scan is the one that tells the steady cost.
@@ -69,10 +63,7 @@ class PostgresDueQueryPlanTest {
                 String plan = explain(connection);
 
                 assertThat(firstGroup(TOP_ROWS, plan)).as("rows returned; plan:%n%s", plan).isEqualTo(LIMIT);
-                Matcher buffers = BUFFERS.matcher(plan);
-                assertThat(buffers.find()).as("plan has buffer counts:%n%s", plan).isTrue();
-                int touched = Integer.parseInt(buffers.group(1))
-                        + (buffers.group(2) == null ? 0 : Integer.parseInt(buffers.group(2)));
+                int touched = buffersTouched(plan);
                 assertThat(touched).as("buffers touched; plan:%n%s", plan).isLessThanOrEqualTo(MAX_BUFFERS);
             }
         }
@@ -90,20 +81,12 @@ class PostgresDueQueryPlanTest {
             OutboxSchemaInitializer.apply(db.dataSource());
             try (Connection connection = db.dataSource().getConnection(); Statement statement =
                     connection.createStatement()) {
-                statement.execute("INSERT INTO outbox_record (id, status, aggregate_id, event_type, payload, "
-                        + "partition_no, created_at, next_retry_at) SELECT 'r-' || g, 'NEW', 'agg-' || (g % 1000), "
-                        + "'E', '{}', (g % 1000) % 256, now(), now() FROM generate_series(1, " + RECORDS + ") g");
-                statement.execute("ANALYZE outbox_record");
-                statement.execute("UPDATE outbox_record SET status = 'COMPLETED', completed_at = now() "
-                        + "WHERE sequence_no <= (SELECT MIN(sequence_no) FROM outbox_record) + " + (COMPLETED - 1));
+                insertThenCompleteTheOldest(statement);
                 explain(connection);
 
                 String plan = explain(connection);
 
-                Matcher buffers = BUFFERS.matcher(plan);
-                assertThat(buffers.find()).as("plan has buffer counts:%n%s", plan).isTrue();
-                int touched = Integer.parseInt(buffers.group(1))
-                        + (buffers.group(2) == null ? 0 : Integer.parseInt(buffers.group(2)));
+                int touched = buffersTouched(plan);
                 assertThat(touched).as("buffers touched; plan:%n%s", plan).isLessThanOrEqualTo(MAX_UNPROBED_BUFFERS);
 
                 // Each aggregate has one open record left. agg-1 and agg-2 get a second one; their first one FAILED
@@ -146,13 +129,30 @@ class PostgresDueQueryPlanTest {
                 String plan = explain(connection, look, new MapSqlParameterSource());
 
                 assertThat(firstGroup(TOP_ROWS, plan)).as("rows returned; plan:%n%s", plan).isZero();
-                Matcher buffers = BUFFERS.matcher(plan);
-                assertThat(buffers.find()).as("plan has buffer counts:%n%s", plan).isTrue();
-                int touched = Integer.parseInt(buffers.group(1))
-                        + (buffers.group(2) == null ? 0 : Integer.parseInt(buffers.group(2)));
+                int touched = buffersTouched(plan);
                 assertThat(touched).as("buffers touched; plan:%n%s", plan).isLessThanOrEqualTo(MAX_LOOK_BUFFERS);
             }
         }
+    }
+
+    /**
+     * {@link #RECORDS} NEW records round-robin over 1,000 aggregates, as an application writes them, statistics taken
+     * while all are NEW; then the oldest {@link #COMPLETED} completed.
+     */
+    private static void insertThenCompleteTheOldest(Statement statement) throws SQLException {
+        statement.execute("INSERT INTO outbox_record (id, status, aggregate_id, event_type, payload, partition_no, "
+                + "created_at, next_retry_at) SELECT 'r-' || g, 'NEW', 'agg-' || (g % 1000), 'E', '{}', "
+                + "(g % 1000) % 256, now(), now() FROM generate_series(1, " + RECORDS + ") g");
+        statement.execute("ANALYZE outbox_record");
+        statement.execute("UPDATE outbox_record SET status = 'COMPLETED', completed_at = now() "
+                + "WHERE sequence_no <= (SELECT MIN(sequence_no) FROM outbox_record) + " + (COMPLETED - 1));
+    }
+
+    /** The buffers the whole query touched: the first Buffers line of a text plan is the top node's. */
+    private static int buffersTouched(String plan) {
+        Matcher buffers = BUFFERS.matcher(plan);
+        assertThat(buffers.find()).as("plan has buffer counts:%n%s", plan).isTrue();
+        return Integer.parseInt(buffers.group(1)) + (buffers.group(2) == null ? 0 : Integer.parseInt(buffers.group(2)));
     }
 
     private static int firstGroup(Pattern pattern, String text) {
