@@ -6,7 +6,8 @@ import java.util.Arrays;
 /**
  * Entry point of {@code outbox-benchmark.jar}. Without {@code --role} (or with {@code --role=driver}) it runs the
  * benchmark ({@link BenchmarkDriver}); with {@code --role=node} it is one processing instance ({@link BenchmarkNode}),
- * which the driver starts itself; with {@code --publishers} it runs the publisher benchmark
+ * which the driver starts itself, as it does {@code --role=listen-reference} ({@link ListenReference}); with
+ * {@code --publishers} it runs the publisher benchmark
  * ({@link PublisherBenchmark}); with {@code --write} the write benchmark ({@link WriteBenchmark}); with
  * {@code --latency} the latency from a node's start ({@link StartupLatency}); with {@code --bloat} the bloat benchmark
  * ({@link BloatBenchmark}).
@@ -19,6 +20,10 @@ public final class BenchmarkApplication {
     public static void main(String[] args) throws Exception {
         if (Arrays.asList(args).contains("--role=node")) {
             BenchmarkNode.run(args);
+            return;
+        }
+        if (Arrays.asList(args).contains(ListenReference.ROLE)) {
+            ListenReference.run(args);
             return;
         }
         if (Arrays.asList(args).contains(WriteBenchmark.FLAG)) {

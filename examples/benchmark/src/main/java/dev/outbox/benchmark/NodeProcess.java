@@ -55,6 +55,12 @@ final class NodeProcess {
      */
     static NodeProcess start(String instanceId, Path log, Path reportFile, List<String> jvmOptions,
             List<String> properties) {
+        return start(instanceId, log, reportFile, jvmOptions, "--role=node", properties);
+    }
+
+    /** The same with another role of the jar, e.g. {@link ListenReference#ROLE}. */
+    static NodeProcess start(String instanceId, Path log, Path reportFile, List<String> jvmOptions, String role,
+            List<String> properties) {
         List<String> command = new ArrayList<>();
         command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         command.addAll(jvmOptions);
@@ -67,7 +73,7 @@ final class NodeProcess {
             command.add(System.getProperty("java.class.path"));
             command.add(BenchmarkApplication.class.getName());
         }
-        command.add("--role=node");
+        command.add(role);
         properties.forEach(property -> command.add("--" + property));
         try {
             Files.createDirectories(log.getParent());

@@ -10,6 +10,7 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import org.jspecify.annotations.Nullable;
 import org.springframework.jdbc.core.JdbcTemplate;
 
 /**
@@ -136,44 +137,116 @@ final class StartupLatency {
 
     private static Map<String, Object> measure(Options options, BenchmarkOptions nodeOptions, BenchDatabase database,
             RecordWriter writer, int rate) throws InterruptedException {
-        JdbcTemplate jdbc = database.jdbc();
-        database.resetForPhase();
-        database.checkpoint();
         String phase = "latency-from-start-" + rate;
-        Path readyFile = nodeOptions.logDir().resolve(phase + "-node-1.report.json" + ".ready");
-        deleteQuietly(readyFile);
         System.out.printf("%n== %,d records/s for %d s%n", rate, options.seconds());
         Map<String, Object> result = new LinkedHashMap<>();
         result.put("rate", rate);
         result.put("seconds", options.seconds());
-        long startedMicros = BenchClock.nowMicros();
-        try (NodeGroup nodes = NodeGroup.start(phase, 1, nodeOptions, database)) {
+        Path readyFile = nodeOptions.logDir().resolve(phase + "-node-1.report.json" + ".ready");
+        boolean passed;
+        try (NodeGroup nodes = startFresh(database, readyFile, () -> NodeGroup.start(phase, 1, nodeOptions, database))) {
             nodes.open(); // no gate: the node processes from its start, as an application does
-            long readyMicros = awaitReady(nodes, readyFile);
-            System.out.printf("  node ready %,d ms after its JVM was started; producing%n",
-                    (readyMicros - startedMicros) / 1_000);
-            LatencyProducer.Produced produced = new LatencyProducer(writer, rate, options.seconds(),
-                    options.aggregates()).run();
-            long deadline = System.nanoTime() + DRAIN_DEADLINE_NANOS;
-            while (jdbc.queryForObject("SELECT COUNT(*) FROM outbox_record WHERE status = 'NEW'", Long.class) > 0) {
-                nodes.checkAlive();
-                if (System.nanoTime() > deadline) {
-                    throw new IllegalStateException("records still NEW 120 s after the producer stopped");
+            passed = produceAndMeasure(options, database, writer, rate, readyFile, new Relay() {
+                @Override
+                public void checkAlive() {
+                    nodes.checkAlive();
                 }
-                Thread.sleep(50);
-            }
-            nodes.stop();
-            result.put("nodeStartToReadyMs", (readyMicros - startedMicros) / 1_000);
-            result.put("readyToFirstCommitMs", Stats.round(
-                    (Arrays.stream(produced.committedAtMicros()).min().orElse(readyMicros) - readyMicros) / 1e3, 3));
-            figures(jdbc, produced, rate, options.firstSeconds(), result);
-            HandlingCheck check = HandlingCheck.run(jdbc, produced.ids().length);
-            result.put("checks", check.describe());
-            result.put("checksPassed", check.passed());
+
+                @Override
+                public void stop() {
+                    nodes.stop();
+                }
+            }, result);
             result.put("nodeProcesses", nodes.describe());
-            System.out.println("  " + check.summary());
         }
+        // The same producer against the plain-JDBC relay, from its own fresh JVM: what this machine allows.
+        System.out.println("  the same against the plain-JDBC LISTEN + claim relay:");
+        Map<String, Object> reference = new LinkedHashMap<>();
+        Path referenceReady = nodeOptions.logDir().resolve(phase + "-listen-reference.report.json.ready");
+        NodeProcess relay = startFresh(database, referenceReady,
+                () -> ListenReference.start(database, nodeOptions.logDir(), phase, nodeOptions.nodeJvmOptions()));
+        try {
+            passed &= produceAndMeasure(options, database, writer, rate, referenceReady, new Relay() {
+                @Override
+                public void checkAlive() {
+                    relay.checkAlive();
+                }
+
+                @Override
+                public void stop() {
+                    relay.terminate();
+                    relay.awaitStopped();
+                }
+            }, reference);
+        } finally {
+            relay.kill();
+        }
+        result.put("listenReference", reference);
+        result.put("p99ToReference", ratio(result, reference, "p99Ms"));
+        result.put("p50ToReference", ratio(result, reference, "p50Ms"));
+        System.out.printf("  whole run against the reference: p50 %s×, p99 %s×%n", result.get("p50ToReference"),
+                result.get("p99ToReference"));
+        result.put("checksPassed", passed);
         return result;
+    }
+
+    /** What hands the records on in a run: the node, or the plain-JDBC reference. */
+    private interface Relay {
+
+        void checkAlive();
+
+        /** After the drain: a graceful stop, waited for. */
+        void stop();
+    }
+
+    /** An emptied outbox and no ready file left from an earlier run, then the relay's JVM started. */
+    private static <T> T startFresh(BenchDatabase database, Path readyFile, java.util.function.Supplier<T> start) {
+        database.resetForPhase();
+        database.checkpoint();
+        deleteQuietly(readyFile);
+        return start.get();
+    }
+
+    /**
+     * Waits for the relay's ready file, runs the producer, waits until nothing is NEW, stops the relay, and puts the
+     * figures and checks into {@code result}; returns whether the checks held.
+     */
+    private static boolean produceAndMeasure(Options options, BenchDatabase database, RecordWriter writer, int rate,
+            Path readyFile, Relay relay, Map<String, Object> result) throws InterruptedException {
+        JdbcTemplate jdbc = database.jdbc();
+        long startedMicros = BenchClock.nowMicros();
+        long readyMicros = awaitReady(relay, readyFile);
+        System.out.printf("  ready %,d ms after its JVM was started; producing%n", (readyMicros - startedMicros) / 1_000);
+        LatencyProducer.Produced produced = new LatencyProducer(writer, rate, options.seconds(), options.aggregates())
+                .run();
+        long deadline = System.nanoTime() + DRAIN_DEADLINE_NANOS;
+        while (jdbc.queryForObject("SELECT COUNT(*) FROM outbox_record WHERE status = 'NEW'", Long.class) > 0) {
+            relay.checkAlive();
+            if (System.nanoTime() > deadline) {
+                throw new IllegalStateException("records still NEW 120 s after the producer stopped");
+            }
+            Thread.sleep(50);
+        }
+        relay.stop();
+        result.put("nodeStartToReadyMs", (readyMicros - startedMicros) / 1_000);
+        result.put("readyToFirstCommitMs", Stats.round(
+                (Arrays.stream(produced.committedAtMicros()).min().orElse(readyMicros) - readyMicros) / 1e3, 3));
+        figures(jdbc, produced, rate, options.firstSeconds(), result);
+        HandlingCheck check = HandlingCheck.run(jdbc, produced.ids().length);
+        result.put("checks", check.describe());
+        result.put("checksPassed", check.passed());
+        System.out.println("  " + check.summary());
+        return check.passed();
+    }
+
+    @SuppressWarnings("unchecked")
+    private static @Nullable Double ratio(Map<String, Object> node, Map<String, Object> reference, String figure) {
+        Object ofNode = ((Map<String, Object>) node.getOrDefault("latencyWholeRun", Map.of())).get(figure);
+        Object ofReference = ((Map<String, Object>) reference.getOrDefault("latencyWholeRun", Map.of())).get(figure);
+        if (ofNode instanceof Number n && ofReference instanceof Number r && r.doubleValue() > 0) {
+            return Stats.round(n.doubleValue() / r.doubleValue(), 2);
+        }
+        return null;
     }
 
     /** Latency and producer lag: whole run, first seconds, and per second of the schedule. */
@@ -236,10 +309,10 @@ final class StartupLatency {
                 .mapToLong(index -> values[index]).toArray();
     }
 
-    private static long awaitReady(NodeGroup nodes, Path readyFile) throws InterruptedException {
+    private static long awaitReady(Relay relay, Path readyFile) throws InterruptedException {
         long deadline = System.nanoTime() + READY_DEADLINE_NANOS;
         while (System.nanoTime() < deadline) {
-            nodes.checkAlive();
+            relay.checkAlive();
             if (Files.exists(readyFile)) {
                 try {
                     return Long.parseLong(Files.readString(readyFile).trim());
@@ -249,7 +322,7 @@ final class StartupLatency {
             }
             Thread.sleep(1);
         }
-        throw new IllegalStateException("the node did not report ready within 180 s: " + nodes.ids());
+        throw new IllegalStateException("not ready within 180 s: " + readyFile);
     }
 
     private static void deleteQuietly(Path file) {

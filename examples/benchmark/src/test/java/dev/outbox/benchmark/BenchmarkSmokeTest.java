@@ -158,7 +158,7 @@ class BenchmarkSmokeTest {
 
     /**
      * The latency benchmark from a node's start with tiny parameters: each rate from a fresh node, every record measured
-     * (none left out), the first seconds and each second apart.
+     * (none left out), the first seconds and each second apart; the same for the plain-JDBC reference relay.
      */
     @Test
     @Timeout(value = 300, unit = TimeUnit.SECONDS)
@@ -185,6 +185,12 @@ class BenchmarkSmokeTest {
             assertThat(run.path("perSecond")).hasSize(2);
             assertThat(run.path("nodeStartToReadyMs").asLong()).isPositive();
             assertChecksHold(rate, run.path("checks"), records);
+            JsonNode reference = run.path("listenReference");
+            assertThat(reference.path("latencyWholeRun").path("count").asInt()).as(rate + ": the reference's")
+                    .isEqualTo(records);
+            assertThat(reference.path("perSecond")).hasSize(2);
+            assertChecksHold(rate + ": the reference", reference.path("checks"), records);
+            assertThat(run.path("p99ToReference").isNumber()).as(rate).isTrue();
         }
         assertThat(outcome.passed()).isTrue();
     }
