@@ -29,6 +29,11 @@ final class RecordWriter implements AutoCloseable {
     static class WriterApplication {
     }
 
+    /** What the JDBC starter's class path lacks: Hibernate and Spring Data JPA. */
+    private static final String JPA_AUTO_CONFIGURATIONS =
+            "org.springframework.boot.hibernate.autoconfigure.HibernateJpaAutoConfiguration,"
+                    + "org.springframework.boot.data.jpa.autoconfigure.DataJpaRepositoriesAutoConfiguration";
+
     private final ConfigurableApplicationContext context;
     private final Outbox outbox;
     private final TransactionTemplate transactions;
@@ -36,6 +41,15 @@ final class RecordWriter implements AutoCloseable {
     private final Clock clock;
 
     RecordWriter(DataSource dataSource) {
+        this(dataSource, true);
+    }
+
+    /**
+     * @param jpa true for the JPA starter's write path (Hibernate's auto-configuration on, as the benchmark's
+     *     class path brings it); false for the JDBC starter's: without it the outbox writes through its JDBC
+     *     repository in Spring Boot's JDBC transaction manager
+     */
+    RecordWriter(DataSource dataSource, boolean jpa) {
         this.context = new SpringApplicationBuilder(WriterApplication.class)
                 .web(WebApplicationType.NONE)
                 .bannerMode(Banner.Mode.OFF)
@@ -46,12 +60,19 @@ final class RecordWriter implements AutoCloseable {
                         "spring.jpa.hibernate.ddl-auto=none",
                         "spring.jpa.open-in-view=false",
                         // The driver's console is for the benchmark's own output.
-                        "logging.level.root=WARN")
+                        "logging.level.root=WARN",
+                        jpa ? "bench.write-path=jpa" // a property nobody reads: the defaults
+                                : "spring.autoconfigure.exclude=" + JPA_AUTO_CONFIGURATIONS)
                 .run();
         this.outbox = context.getBean(Outbox.class);
         this.transactions = new TransactionTemplate(context.getBean(PlatformTransactionManager.class));
         this.serializer = context.getBean(PayloadSerializer.class);
         this.clock = context.getBean(Clock.class);
+    }
+
+    /** The transaction manager the outbox's records join, by class name. */
+    String transactionManager() {
+        return context.getBean(PlatformTransactionManager.class).getClass().getSimpleName();
     }
 
     /** Writes records {@code [from, to)} in one transaction; returns them as saved. */

@@ -35,7 +35,7 @@ final class WriteBenchmark {
      *     bytes of JSON
      */
     record Options(String url, String user, String password, int records, int transactions, int payloadBytes,
-            Path out) {
+            boolean jpa, Path out) {
 
         static Options parse(String[] args) {
             Map<String, String> values = BenchArgs.parse(args, FLAG, null, new ArrayList<>());
@@ -43,10 +43,19 @@ final class WriteBenchmark {
                     values.getOrDefault("user", "postgres"), values.getOrDefault("password", ""),
                     BenchArgs.positive(values, "records", 20_000), BenchArgs.positive(values, "transactions", 2_000),
                     values.containsKey("payload-bytes") ? BenchArgs.positive(values, "payload-bytes", 1) : 0,
-                    Path.of(values.getOrDefault("out", "target/write-benchmark.json")));
+                    starter(values.getOrDefault("starter", "jpa")), Path.of(values.getOrDefault("out", "target/write-benchmark.json")));
             BenchArgs.requireNoneLeft(values, List.of("url", "user", "password", "records", "transactions", "payload-bytes",
-                    "out"));
+                    "starter", "out"));
             return options;
+        }
+
+        /** true for the JPA starter's write path, false for the JDBC starter's. */
+        private static boolean starter(String name) {
+            return switch (name) {
+                case "jpa" -> true;
+                case "jdbc" -> false;
+                default -> throw new IllegalArgumentException("--starter must be jpa or jdbc, not '" + name + "'");
+            };
         }
     }
 
@@ -69,7 +78,11 @@ final class WriteBenchmark {
             JdbcTemplate jdbc = database.jdbc();
             jdbc.execute("CREATE TABLE " + BenchSchema.REFERENCE_TABLE + " (LIKE outbox_record INCLUDING ALL)");
             jdbc.execute("CREATE TABLE bench_order (id VARCHAR(36) PRIMARY KEY, amount INT NOT NULL)");
-            try (RecordWriter writer = new RecordWriter(database.dataSource())) {
+            try (RecordWriter writer = new RecordWriter(database.dataSource(), options.jpa())) {
+                result.put("starter", options.jpa() ? "jpa" : "jdbc");
+                result.put("transactionManager", writer.transactionManager());
+                System.out.println("Write path: the " + (options.jpa() ? "JPA" : "JDBC") + " starter's, in "
+                        + writer.transactionManager());
                 IntFunction<Object> events = events(options.payloadBytes());
                 throughput(writer, database, events, Math.min(2_000, options.records()), 100); // warm-up
                 List<Map<String, Object>> rates = new ArrayList<>();

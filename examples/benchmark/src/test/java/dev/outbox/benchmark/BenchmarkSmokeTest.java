@@ -10,6 +10,8 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.provider.ValueSource;
+import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.api.Timeout;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
@@ -195,21 +197,27 @@ class BenchmarkSmokeTest {
         assertThat(outcome.passed()).isTrue();
     }
 
-    /** The write benchmark with tiny parameters: every rate measured, every transaction timed. */
-    @Test
+    /**
+     * The write benchmark with tiny parameters, on each starter's write path: every rate measured, every transaction
+     * timed.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"jpa", "jdbc"})
     @Timeout(value = 300, unit = TimeUnit.SECONDS)
-    void theWriteBenchmarkMeasuresEveryTransactionSizeAndBothLatencies() throws Exception {
+    void theWriteBenchmarkMeasuresEveryTransactionSizeAndBothLatencies(String starter) throws Exception {
         Database db = database();
         String url = db.url();
         String user = db.user();
         String password = db.password();
-        Path out = Path.of("target", "benchmark-smoke", "write-benchmark.json");
+        Path out = Path.of("target", "benchmark-smoke", "write-benchmark-" + starter + ".json");
 
         WriteBenchmark.run(WriteBenchmark.Options.parse(new String[] {
             "--write", "--url=" + url, "--user=" + user, "--password=" + password, "--records=400",
-            "--transactions=20", "--payload-bytes=500", "--out=" + out}));
+            "--transactions=20", "--payload-bytes=500", "--starter=" + starter, "--out=" + out}));
 
         JsonNode result = JsonMapper.builder().build().readTree(out.toFile());
+        assertThat(result.path("transactionManager").asString()).as("the starter's transactions")
+                .isEqualTo(starter.equals("jpa") ? "JpaTransactionManager" : "JdbcTransactionManager");
         JsonNode throughput = result.path("throughput");
         assertThat(throughput).hasSize(3);
         for (JsonNode measured : throughput) {
