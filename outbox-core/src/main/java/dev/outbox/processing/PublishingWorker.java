@@ -40,9 +40,9 @@ import org.slf4j.LoggerFactory;
  * and nothing more to send, its completions stored by group commit, not when the whole batch ends; and a batch waiting
  * for acknowledgements holds no worker: it sends what it can, then leaves the worker until an acknowledgement or a
  * deadline wakes it up on a worker again. The lanes in hand, not the workers, bound what is in flight; and a lane whose
- * record is sent is marked waiting until its acknowledgement comes, so that it does not count against the poll loop's
- * budget either ({@link LaneTable#waiting}): the loop fetches more while the broker confirms, and the records in flight
- * are not bound by one fetch.
+ * record is sent is marked waiting (after its burst of sends, with the burst's other lanes) until its acknowledgement
+ * comes, so that it does not count against the poll loop's budget either ({@link LaneTable#waiting}): the loop fetches
+ * more while the broker confirms, and the records in flight are not bound by one fetch.
  *
  * <p>A batch is confined to one thread at a time: the one that holds its {@code scheduled} flag. The client's
  * callbacks only queue acknowledgements and wake the batch; an acknowledgement that does not come within the
@@ -114,6 +114,8 @@ final class PublishingWorker implements AutoCloseable {
         private final Queue<Acknowledgement> acknowledgements = new ConcurrentLinkedQueue<>();
         /** Held by the thread working on the batch, or about to: whoever sets it runs the batch. */
         private final AtomicBoolean scheduled = new AtomicBoolean(true);
+        /** Lanes sent a record in this burst: marked waiting together at its end, one wake-up of the loop per burst. */
+        private final List<LaneRun> sentInBurst = new ArrayList<>();
         private boolean sentSinceFlush;
         private boolean finished;
 
@@ -228,8 +230,7 @@ final class PublishingWorker implements AutoCloseable {
                 Sending sending = inFlight.add(lane, delivery, route, sentAt);
                 lane.inFlight = true;
                 if (!lane.waiting) {
-                    lane.waiting = true;
-                    lanes.waiting(lane.work, true);
+                    sentInBurst.add(lane);
                 }
                 sentSinceFlush = true;
                 stage.whenComplete((value, failure) -> {
@@ -331,7 +332,23 @@ final class PublishingWorker implements AutoCloseable {
             return goesOn;
         }
 
+        /** Marks waiting the lanes of this burst whose record is still in flight, all in one call to the table. */
+        private void markWaiting() {
+            List<LaneWork> marked = new ArrayList<>(sentInBurst.size());
+            for (LaneRun lane : sentInBurst) {
+                // an acknowledgement settled within the burst left its lane working; a lane sent twice is marked once
+                if (lane.inFlight && !lane.waiting) {
+                    lane.waiting = true;
+                    marked.add(lane.work);
+                }
+            }
+            sentInBurst.clear();
+            lanes.waiting(marked);
+        }
+
+        /** Ends a burst of sends: its lanes are marked waiting, and what the publisher buffered is sent. */
         private void flushIfSent() {
+            markWaiting();
             if (!sentSinceFlush) {
                 return;
             }
