@@ -11,6 +11,7 @@ import dev.outbox.publish.PublishException;
 import dev.outbox.spi.Delivery;
 import dev.outbox.spi.OutboxListener;
 import dev.outbox.spi.OutboxObservation;
+import dev.outbox.spi.OutboxObservation.PublishEnd;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -116,6 +117,8 @@ final class PublishingWorker implements AutoCloseable {
         private final AtomicBoolean scheduled = new AtomicBoolean(true);
         /** Lanes sent a record in this burst: marked waiting together at its end, one wake-up of the loop per burst. */
         private final List<LaneRun> sentInBurst = new ArrayList<>();
+        /** The observations of this burst's publish calls: they end once the burst is flushed, covering its send. */
+        private final List<PublishEnd> publishEnds = new ArrayList<>();
         private boolean sentSinceFlush;
         private boolean finished;
 
@@ -273,7 +276,7 @@ final class PublishingWorker implements AutoCloseable {
 
         private CompletionStage<?> send(OutboxRecord record) throws Exception {
             List<CompletionStage<?>> sent = new ArrayList<>(1);
-            observation.observeProcessing(record, () -> sent.add(batch.publisher.publish(record)));
+            publishEnds.add(observation.observePublish(record, () -> sent.add(batch.publisher.publish(record))));
             if (sent.isEmpty() || sent.get(0) == null) {
                 throw new IllegalStateException("publisher " + batch.publisher + " returned no stage for record "
                         + record.getId());
@@ -346,18 +349,26 @@ final class PublishingWorker implements AutoCloseable {
             lanes.waiting(marked);
         }
 
-        /** Ends a burst of sends: its lanes are marked waiting, and what the publisher buffered is sent. */
+        /**
+         * Ends a burst of sends: its lanes are marked waiting, what the publisher buffered is sent, and the observations
+         * of its publish calls end.
+         */
         private void flushIfSent() {
             markWaiting();
-            if (!sentSinceFlush) {
-                return;
+            RuntimeException flushFailure = null;
+            if (sentSinceFlush) {
+                sentSinceFlush = false;
+                try {
+                    batch.publisher.flush();
+                } catch (RuntimeException e) {
+                    flushFailure = e;
+                    log.warn("Outbox publisher {}: flush failed; the acknowledgements will tell", batch.publisher, e);
+                }
             }
-            sentSinceFlush = false;
-            try {
-                batch.publisher.flush();
-            } catch (RuntimeException e) {
-                log.warn("Outbox publisher {}: flush failed; the acknowledgements will tell", batch.publisher, e);
+            for (PublishEnd end : publishEnds) {
+                end.flushed(flushFailure);
             }
+            publishEnds.clear();
         }
 
         /** Releases the lanes still in hand: a record in flight stays NEW, the completions before it are stored. */
@@ -370,26 +381,6 @@ final class PublishingWorker implements AutoCloseable {
             finished = true; // and the scheduled flag stays set: nothing wakes the batch any more
             inFlight.cancelTimer();
             unfinished.remove(this);
-        }
-    }
-
-    /** One lane's progress through the batch. */
-    static final class LaneRun {
-        final LaneWork work;
-        final List<Completion> done = new ArrayList<>();
-        int next;
-        boolean stopped;
-        boolean inFlight;
-        boolean released;
-        /** Marked waiting in the lane table: its record in flight waits for its acknowledgement. */
-        boolean waiting;
-
-        LaneRun(LaneWork work) {
-            this.work = work;
-        }
-
-        boolean hasNext() {
-            return !stopped && next < work.deliveries.size();
         }
     }
 
