@@ -337,6 +337,9 @@ final class PublishingWorker implements AutoCloseable {
 
         /** Marks waiting the lanes of this burst whose record is still in flight, all in one call to the table. */
         private void markWaiting() {
+            if (sentInBurst.isEmpty()) {
+                return; // most wake-ups of a waiting batch send nothing
+            }
             List<LaneWork> marked = new ArrayList<>(sentInBurst.size());
             for (LaneRun lane : sentInBurst) {
                 // an acknowledgement settled within the burst left its lane working; a lane sent twice is marked once
@@ -365,10 +368,13 @@ final class PublishingWorker implements AutoCloseable {
                     log.warn("Outbox publisher {}: flush failed; the acknowledgements will tell", batch.publisher, e);
                 }
             }
-            for (PublishEnd end : publishEnds) {
-                end.flushed(flushFailure);
+            try {
+                for (PublishEnd end : publishEnds) {
+                    end.flushed(flushFailure);
+                }
+            } finally {
+                publishEnds.clear(); // none ended twice, should an observation throw
             }
-            publishEnds.clear();
         }
 
         /** Releases the lanes still in hand: a record in flight stays NEW, the completions before it are stored. */
