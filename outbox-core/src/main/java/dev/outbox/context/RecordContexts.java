@@ -69,19 +69,26 @@ public final class RecordContexts {
         /** Inside the delegate's observation, so that the handler's span is current while the contexts are set. */
         @Override
         public void observeProcessing(OutboxRecord record, HandlerCall call) throws Exception {
-            delegate.observeProcessing(record, () -> {
-                Deque<RecordContext.Scope> scopes = new ArrayDeque<>();
-                try {
-                    for (RecordContext context : contexts) {
-                        scopes.push(context.restore(record.getHeaders()));
-                    }
-                    call.run();
-                } finally {
-                    while (!scopes.isEmpty()) {
-                        scopes.pop().close();
-                    }
+            delegate.observeProcessing(record, () -> runRestored(record, call));
+        }
+
+        @Override
+        public PublishEnd observePublish(OutboxRecord record, HandlerCall call) throws Exception {
+            return delegate.observePublish(record, () -> runRestored(record, call));
+        }
+
+        private void runRestored(OutboxRecord record, HandlerCall call) throws Exception {
+            Deque<RecordContext.Scope> scopes = new ArrayDeque<>();
+            try {
+                for (RecordContext context : contexts) {
+                    scopes.push(context.restore(record.getHeaders()));
                 }
-            });
+                call.run();
+            } finally {
+                while (!scopes.isEmpty()) {
+                    scopes.pop().close();
+                }
+            }
         }
     }
 }

@@ -35,7 +35,7 @@ final class InFlightRecords {
     }
 
     /** Records {@code delivery} as sent at {@code sentAt} (a {@link System#nanoTime()}). */
-    Sending add(PublishingWorker.LaneRun lane, Delivery delivery, HandlerRoute route, long sentAt) {
+    Sending add(LaneRun lane, Delivery delivery, HandlerRoute route, long sentAt) {
         Sending sending = new Sending(lane, delivery, route, sentAt, sentAt + timeoutNanos);
         bySendTime.addLast(sending);
         pending++;
@@ -121,14 +121,14 @@ final class InFlightRecords {
 
     /** A record sent and not yet settled. */
     static final class Sending {
-        final PublishingWorker.LaneRun lane;
+        final LaneRun lane;
         final Delivery delivery;
         final HandlerRoute route;
         final long sentAt;
         final long deadline;
         boolean settled;
 
-        Sending(PublishingWorker.LaneRun lane, Delivery delivery, HandlerRoute route, long sentAt, long deadline) {
+        Sending(LaneRun lane, Delivery delivery, HandlerRoute route, long sentAt, long deadline) {
             this.lane = lane;
             this.delivery = delivery;
             this.route = route;

@@ -3,6 +3,7 @@ package dev.outbox.processing;
 import dev.outbox.OutboxRecord;
 import dev.outbox.partition.PartitionHasher;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
@@ -124,17 +125,43 @@ final class LaneTable {
      * keep the loop from fetching the records of other lanes. Does nothing once the lane is released.
      */
     void waiting(LaneWork work, boolean waiting) {
+        if (waiting) {
+            waiting(List.of(work));
+            return;
+        }
         lock.lock();
         try {
-            if (work.released.get() || work.waiting == waiting) {
-                return;
+            if (!work.released.get() && work.waiting) {
+                work.waiting = false;
+                recordsWaiting -= work.deliveries.size();
             }
-            work.waiting = waiting;
-            recordsWaiting += waiting ? work.deliveries.size() : -work.deliveries.size();
         } finally {
             lock.unlock();
         }
-        if (waiting) {
+    }
+
+    /**
+     * Marks lanes in hand as waiting, as {@link #waiting(LaneWork, boolean)} does one: a burst of sends takes the lock
+     * once and tells {@code onRelease} once, not once per record.
+     */
+    void waiting(Collection<LaneWork> works) {
+        if (works.isEmpty()) {
+            return;
+        }
+        boolean marked = false;
+        lock.lock();
+        try {
+            for (LaneWork work : works) {
+                if (!work.released.get() && !work.waiting) {
+                    work.waiting = true;
+                    recordsWaiting += work.deliveries.size();
+                    marked = true;
+                }
+            }
+        } finally {
+            lock.unlock();
+        }
+        if (marked) {
             onRelease.run(); // as good as released for the loop's budget
         }
     }

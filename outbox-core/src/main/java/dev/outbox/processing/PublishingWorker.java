@@ -11,6 +11,7 @@ import dev.outbox.publish.PublishException;
 import dev.outbox.spi.Delivery;
 import dev.outbox.spi.OutboxListener;
 import dev.outbox.spi.OutboxObservation;
+import dev.outbox.spi.OutboxObservation.PublishEnd;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -40,9 +41,9 @@ import org.slf4j.LoggerFactory;
  * and nothing more to send, its completions stored by group commit, not when the whole batch ends; and a batch waiting
  * for acknowledgements holds no worker: it sends what it can, then leaves the worker until an acknowledgement or a
  * deadline wakes it up on a worker again. The lanes in hand, not the workers, bound what is in flight; and a lane whose
- * record is sent is marked waiting until its acknowledgement comes, so that it does not count against the poll loop's
- * budget either ({@link LaneTable#waiting}): the loop fetches more while the broker confirms, and the records in flight
- * are not bound by one fetch.
+ * record is sent is marked waiting (after its burst of sends, with the burst's other lanes) until its acknowledgement
+ * comes, so that it does not count against the poll loop's budget either ({@link LaneTable#waiting}): the loop fetches
+ * more while the broker confirms, and the records in flight are not bound by one fetch.
  *
  * <p>A batch is confined to one thread at a time: the one that holds its {@code scheduled} flag. The client's
  * callbacks only queue acknowledgements and wake the batch; an acknowledgement that does not come within the
@@ -114,6 +115,10 @@ final class PublishingWorker implements AutoCloseable {
         private final Queue<Acknowledgement> acknowledgements = new ConcurrentLinkedQueue<>();
         /** Held by the thread working on the batch, or about to: whoever sets it runs the batch. */
         private final AtomicBoolean scheduled = new AtomicBoolean(true);
+        /** Lanes sent a record in this burst: marked waiting together at its end, one wake-up of the loop per burst. */
+        private final List<LaneRun> sentInBurst = new ArrayList<>();
+        /** The observations of this burst's publish calls: they end once the burst is flushed, covering its send. */
+        private final List<PublishEnd> publishEnds = new ArrayList<>();
         private boolean sentSinceFlush;
         private boolean finished;
 
@@ -228,8 +233,7 @@ final class PublishingWorker implements AutoCloseable {
                 Sending sending = inFlight.add(lane, delivery, route, sentAt);
                 lane.inFlight = true;
                 if (!lane.waiting) {
-                    lane.waiting = true;
-                    lanes.waiting(lane.work, true);
+                    sentInBurst.add(lane);
                 }
                 sentSinceFlush = true;
                 stage.whenComplete((value, failure) -> {
@@ -272,7 +276,7 @@ final class PublishingWorker implements AutoCloseable {
 
         private CompletionStage<?> send(OutboxRecord record) throws Exception {
             List<CompletionStage<?>> sent = new ArrayList<>(1);
-            observation.observeProcessing(record, () -> sent.add(batch.publisher.publish(record)));
+            publishEnds.add(observation.observePublish(record, () -> sent.add(batch.publisher.publish(record))));
             if (sent.isEmpty() || sent.get(0) == null) {
                 throw new IllegalStateException("publisher " + batch.publisher + " returned no stage for record "
                         + record.getId());
@@ -331,15 +335,45 @@ final class PublishingWorker implements AutoCloseable {
             return goesOn;
         }
 
-        private void flushIfSent() {
-            if (!sentSinceFlush) {
-                return;
+        /** Marks waiting the lanes of this burst whose record is still in flight, all in one call to the table. */
+        private void markWaiting() {
+            if (sentInBurst.isEmpty()) {
+                return; // most wake-ups of a waiting batch send nothing
             }
-            sentSinceFlush = false;
+            List<LaneWork> marked = new ArrayList<>(sentInBurst.size());
+            for (LaneRun lane : sentInBurst) {
+                // an acknowledgement settled within the burst left its lane working; a lane sent twice is marked once
+                if (lane.inFlight && !lane.waiting) {
+                    lane.waiting = true;
+                    marked.add(lane.work);
+                }
+            }
+            sentInBurst.clear();
+            lanes.waiting(marked);
+        }
+
+        /**
+         * Ends a burst of sends: its lanes are marked waiting, what the publisher buffered is sent, and the observations
+         * of its publish calls end.
+         */
+        private void flushIfSent() {
+            markWaiting();
+            RuntimeException flushFailure = null;
+            if (sentSinceFlush) {
+                sentSinceFlush = false;
+                try {
+                    batch.publisher.flush();
+                } catch (RuntimeException e) {
+                    flushFailure = e;
+                    log.warn("Outbox publisher {}: flush failed; the acknowledgements will tell", batch.publisher, e);
+                }
+            }
             try {
-                batch.publisher.flush();
-            } catch (RuntimeException e) {
-                log.warn("Outbox publisher {}: flush failed; the acknowledgements will tell", batch.publisher, e);
+                for (PublishEnd end : publishEnds) {
+                    end.flushed(flushFailure);
+                }
+            } finally {
+                publishEnds.clear(); // none ended twice, should an observation throw
             }
         }
 
@@ -353,26 +387,6 @@ final class PublishingWorker implements AutoCloseable {
             finished = true; // and the scheduled flag stays set: nothing wakes the batch any more
             inFlight.cancelTimer();
             unfinished.remove(this);
-        }
-    }
-
-    /** One lane's progress through the batch. */
-    static final class LaneRun {
-        final LaneWork work;
-        final List<Completion> done = new ArrayList<>();
-        int next;
-        boolean stopped;
-        boolean inFlight;
-        boolean released;
-        /** Marked waiting in the lane table: its record in flight waits for its acknowledgement. */
-        boolean waiting;
-
-        LaneRun(LaneWork work) {
-            this.work = work;
-        }
-
-        boolean hasNext() {
-            return !stopped && next < work.deliveries.size();
         }
     }
 

@@ -28,6 +28,25 @@ public interface OutboxObservation {
         call.run();
     }
 
+    /**
+     * Runs one {@link dev.outbox.publish.OutboxPublisher#publish} call of {@code record} and returns what ends its
+     * observation. A publisher may only buffer the record there and send it in its
+     * {@link dev.outbox.publish.OutboxPublisher#flush() flush()}: the engine ends the observation once the flush of the
+     * record's burst returned, so that it covers the send too (not the wait for the broker's acknowledgement). The
+     * default observes the call alone, as {@link #observeProcessing}.
+     */
+    default PublishEnd observePublish(OutboxRecord record, HandlerCall call) throws Exception {
+        observeProcessing(record, call);
+        return failure -> { };
+    }
+
+    /** Ends the observation of a publish once its burst was flushed. */
+    @FunctionalInterface
+    interface PublishEnd {
+        /** @param flushFailure what the publisher's flush threw, or null */
+        void flushed(@Nullable Throwable flushFailure);
+    }
+
     /** A handler call, as the processor makes it. */
     @FunctionalInterface
     interface HandlerCall {

@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.outbox.partition.Fence;
-import dev.outbox.spi.InstanceState;
 import dev.outbox.spi.InstanceStore;
 import dev.outbox.spi.PartitionState;
 import dev.outbox.testing.InMemoryClusterStore;
@@ -337,13 +336,13 @@ class ClusterCoordinatorTest {
         AtomicBoolean removed = new AtomicBoolean();
         List<String> callsAfterLeaving = new CopyOnWriteArrayList<>();
         CountDownLatch heartbeatAfterLeaving = new CountDownLatch(1);
-        InstanceStore watched = new InstanceStore() {
+        InstanceStore watched = new ForwardingInstanceStore(store) {
             @Override
             public void register(String instanceId, String hostname, int port) {
                 if (removed.get()) {
                     callsAfterLeaving.add("register");
                 }
-                store.register(instanceId, hostname, port);
+                super.register(instanceId, hostname, port);
             }
 
             @Override
@@ -352,17 +351,12 @@ class ClusterCoordinatorTest {
                     callsAfterLeaving.add("heartbeat");
                     heartbeatAfterLeaving.countDown();
                 }
-                return store.heartbeat(instanceId);
-            }
-
-            @Override
-            public void markShuttingDown(String instanceId) {
-                store.markShuttingDown(instanceId);
+                return super.heartbeat(instanceId);
             }
 
             @Override
             public void remove(String instanceId) {
-                store.remove(instanceId);
+                super.remove(instanceId);
                 removed.set(true);
                 try {
                     // Gives a heartbeat still scheduled every 10 ms the time to run after the row has gone.
@@ -370,16 +364,6 @@ class ClusterCoordinatorTest {
                 } catch (InterruptedException e) {
                     Thread.currentThread().interrupt();
                 }
-            }
-
-            @Override
-            public List<InstanceState> findLive(Duration staleTimeout) {
-                return store.findLive(staleTimeout);
-            }
-
-            @Override
-            public int removeStale(Duration staleTimeout) {
-                return store.removeStale(staleTimeout);
             }
         };
         ClusterCoordinator a = ClusterCoordinator.builder().instanceStore(watched).partitionStore(store)

@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.outbox.spi.InstanceState;
 import dev.outbox.spi.InstanceStatus;
-import dev.outbox.spi.InstanceStore;
 import dev.outbox.testing.InMemoryClusterStore;
 import dev.outbox.testing.MutableClock;
 import dev.outbox.testkit.LogLines;
@@ -33,15 +32,19 @@ class HeartbeatLeaseTest {
             Duration.ofSeconds(10), nanos::get);
 
     /** Passes every call to the in-memory table and logs it; {@link #duringHeartbeat} runs inside heartbeat(). */
-    private final class WatchedStore implements InstanceStore {
+    private final class WatchedStore extends ForwardingInstanceStore {
         Runnable duringHeartbeat = () -> { };
         RuntimeException failure;
         int findLiveCalls;
 
+        WatchedStore() {
+            super(table);
+        }
+
         @Override
         public void register(String instanceId, String hostname, int port) {
             log.add("register");
-            table.register(instanceId, hostname, port);
+            super.register(instanceId, hostname, port);
         }
 
         @Override
@@ -51,28 +54,13 @@ class HeartbeatLeaseTest {
                 throw failure;
             }
             duringHeartbeat.run();
-            return table.heartbeat(instanceId);
-        }
-
-        @Override
-        public void markShuttingDown(String instanceId) {
-            table.markShuttingDown(instanceId);
-        }
-
-        @Override
-        public void remove(String instanceId) {
-            table.remove(instanceId);
+            return super.heartbeat(instanceId);
         }
 
         @Override
         public List<InstanceState> findLive(Duration staleTimeout) {
             findLiveCalls++;
-            return table.findLive(staleTimeout);
-        }
-
-        @Override
-        public int removeStale(Duration staleTimeout) {
-            return table.removeStale(staleTimeout);
+            return super.findLive(staleTimeout);
         }
     }
 

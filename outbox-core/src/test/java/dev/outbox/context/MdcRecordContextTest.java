@@ -8,6 +8,7 @@ import dev.outbox.spi.OutboxObservation;
 import dev.outbox.spi.RecordContext;
 import dev.outbox.testing.InMemoryRecordStore;
 import java.time.Clock;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -69,6 +70,23 @@ class MdcRecordContextTest {
                 .observeProcessing(saved, () -> seen.put("tenant", MDC.get("tenant")));
 
         assertThat(seen).containsEntry("tenant", "explicit");
+        assertThat(MDC.get("tenant")).isNull();
+
+        List<String> observed = new ArrayList<>();
+        OutboxObservation tracing = new OutboxObservation() {
+            @Override
+            public PublishEnd observePublish(OutboxRecord record, HandlerCall call) throws Exception {
+                observed.add("publish");
+                call.run();
+                return flushFailure -> observed.add("flushed");
+            }
+        };
+        RecordContexts.restoring(tracing, List.of(context))
+                .observePublish(saved, () -> seen.put("publishing tenant", MDC.get("tenant"))).flushed(null);
+
+        assertThat(seen).as("a publish call too").containsEntry("publishing tenant", "explicit");
+        assertThat(observed).as("inside the delegate's publish observation, ended by it").containsExactly(
+                "publish", "flushed");
         assertThat(MDC.get("tenant")).isNull();
     }
 }

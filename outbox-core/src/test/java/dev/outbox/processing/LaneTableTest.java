@@ -172,6 +172,36 @@ class LaneTableTest {
     }
 
     @Test
+    void lanesSentInOneBurstAreMarkedWaitingInOneCallThatTellsTheLoopOnce() {
+        Claim claim = fetch(fetched(records("A", null, 3), records("B", null, 2), records("C", null, 1),
+                records("D", null, 4)));
+        LaneWork a = claim.taken().get(0);
+        LaneWork b = claim.taken().get(1);
+        LaneWork c = claim.taken().get(2);
+        LaneWork d = claim.taken().get(3);
+        table.waiting(a, true);
+        table.release(c);
+        releases.set(0);
+
+        table.waiting(List.of(a, b, c, d));
+
+        assertThat(releases).as("one wake-up for the burst").hasValue(1);
+        assertThat(table.recordsWaiting()).as("A once, B, D; C is released").isEqualTo(3 + 2 + 4);
+        assertThat(table.recordsInWork()).isZero();
+        assertThat(b.waiting).isTrue();
+        assertThat(c.waiting).isFalse();
+
+        table.waiting(b, false);
+        assertThat(table.recordsInWork()).isEqualTo(2);
+        table.waiting(List.of(a, d, c));
+        table.waiting(List.of());
+        assertThat(releases).as("nothing newly waiting tells nobody").hasValue(1);
+        table.release(d);
+        assertThat(table.recordsWaiting()).isEqualTo(3);
+        assertThat(table.recordsInWork()).isEqualTo(2);
+    }
+
+    @Test
     void aClaimStopsWatchingReleasesToo() {
         List<OutboxRecord> a = records("A", null, 1);
         LaneWork first = fetch(fetched(a)).taken().get(0);

@@ -14,6 +14,7 @@ import dev.outbox.publish.PublishException.Reason;
 import dev.outbox.publish.PublisherRegistration;
 import dev.outbox.retry.OutboxRetryPolicy;
 import dev.outbox.spi.OutboxListener;
+import dev.outbox.spi.OutboxObservation;
 import dev.outbox.testing.InMemoryRecordStore;
 import dev.outbox.testing.MutableClock;
 import java.time.Duration;
@@ -340,6 +341,32 @@ class PublishingTest {
         assertThat(store.findByAggregateId("stuck").get(0).getStatus()).isEqualTo(OutboxRecordStatus.NEW);
     }
 
+    @Test
+    void theObservationOfAPublishEndsOnceTheFlushOfItsBurstSentIt() {
+        List<String> events = new CopyOnWriteArrayList<>();
+        broker.onFlush = () -> events.add("flush");
+        OutboxObservation observation = new OutboxObservation() {
+            @Override
+            public PublishEnd observePublish(OutboxRecord record, HandlerCall call) throws Exception {
+                call.run();
+                events.add("published " + record.getPayload());
+                return flushFailure -> events.add("ended " + record.getPayload());
+            }
+        };
+        processor = OutboxProcessor.builder().recordStore(store).routes(handlers(Set.of())).clock(clock)
+                .observation(observation).build();
+        OutboxRecordRepository outbox = handlers(Set.of()).fanningOut(store);
+        save(outbox, "A", 1);
+        save(outbox, "B", 1);
+
+        assertThat(processor.processDueRecords()).isEqualTo(2);
+
+        assertThat(events).hasSize(5);
+        assertThat(events.subList(0, 2)).containsExactlyInAnyOrder("published A/1", "published B/1");
+        assertThat(events.get(2)).as("one flush sends the burst").isEqualTo("flush");
+        assertThat(events.subList(3, 5)).containsExactlyInAnyOrder("ended A/1", "ended B/1");
+    }
+
     /** The publisher for event type E, a handler for event type Mail, and a processor to start. */
     private OutboxRecordRepository startInBackground(int concurrency) {
         return startInBackground(concurrency, ProcessingOptions.defaults().batchSize());
@@ -414,6 +441,7 @@ class PublishingTest {
         volatile Set<String> duplicates = Set.of();
         volatile Duration acknowledgementTimeout = Duration.ofSeconds(10);
         volatile Duration ackDelay = Duration.ZERO;
+        volatile Runnable onFlush = () -> { };
         volatile int maxInFlight;
         volatile int maxInFlightOfOneAggregate;
         private final List<Pending> queued = new ArrayList<>();
@@ -438,6 +466,7 @@ class PublishingTest {
 
         @Override
         public synchronized void flush() {
+            onFlush.run();
             List<Pending> burst = new ArrayList<>(queued);
             queued.clear();
             acknowledger.execute(() -> {

@@ -21,7 +21,9 @@ import org.jspecify.annotations.Nullable;
  *       HTTP request, say). Its context is injected into propagation headers, which are stored with the record as
  *       {@code name=value} pairs joined by {@code &}, URL-encoded.</li>
  *   <li>{@code outbox.record.process}: around each handler call, with the stored headers as the carrier, so the
- *       handler's span is a child of the write's, and is current while the handler runs.</li>
+ *       handler's span is a child of the write's, and is current while the handler runs. For a publisher it runs
+ *       from the publish call until the flush of the record's burst returned, so it covers the send (not the wait
+ *       for the broker's acknowledgement); see {@link #observePublish}.</li>
  * </ul>
  *
  * Both carry the low-cardinality key {@code outbox.event_type} and the high-cardinality {@code outbox.record_id}.
@@ -58,11 +60,42 @@ public final class MicrometerOutboxObservation implements OutboxObservation {
             call.run();
             return;
         }
+        processing(record).observeChecked(call::run);
+    }
+
+    /**
+     * The same observation as a handler call's, current while {@code publish} runs and stopped once the engine flushed
+     * the record's burst: a publisher that sends in its flush (RabbitMQ's) is sent within it. A failure of the flush
+     * is recorded on it.
+     */
+    @Override
+    public PublishEnd observePublish(OutboxRecord record, HandlerCall call) throws Exception {
+        if (registry.isNoop()) {
+            call.run();
+            return flushFailure -> { };
+        }
+        Observation observation = processing(record).start();
+        try (Observation.Scope scope = observation.openScope()) {
+            call.run();
+        } catch (Throwable e) {
+            observation.error(e);
+            observation.stop();
+            throw e;
+        }
+        return flushFailure -> {
+            if (flushFailure != null) {
+                observation.error(flushFailure);
+            }
+            observation.stop();
+        };
+    }
+
+    /** {@code outbox.record.process}, continuing the trace context stored with the record. */
+    private Observation processing(OutboxRecord record) {
         ReceiverContext<Map<String, String>> context = new ReceiverContext<>(
                 (carrier, name) -> carrier.get(name));
         context.setCarrier(PropagationHeaders.decode(record.getTraceContext()));
-        observation("outbox.record.process", "outbox process " + record.getEventType(), record, context)
-                .observeChecked(call::run);
+        return observation("outbox.record.process", "outbox process " + record.getEventType(), record, context);
     }
 
     private Observation observation(String name, String contextualName, OutboxRecord record,

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.outbox.OutboxRecord;
+import dev.outbox.spi.OutboxObservation.PublishEnd;
 import dev.outbox.testing.MutableClock;
 import io.micrometer.observation.Observation;
 import io.micrometer.observation.ObservationHandler.FirstMatchingCompositeObservationHandler;
@@ -17,6 +18,7 @@ import io.micrometer.tracing.handler.PropagatingSenderTracingObservationHandler;
 import io.micrometer.tracing.propagation.Propagator;
 import io.micrometer.tracing.test.simple.SimpleSpan;
 import io.micrometer.tracing.test.simple.SimpleTracer;
+import java.time.Instant;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
@@ -76,6 +78,39 @@ class MicrometerOutboxObservationTest {
         })).isSameAs(failure);
 
         assertThat(span("outbox process OrderPlaced").getError()).isSameAs(failure);
+    }
+
+    @Test
+    void aPublishSpanIsCurrentWhilePublishRunsAndEndsWhenItsBurstWasFlushed() throws Exception {
+        AtomicReference<Span> inPublish = new AtomicReference<>();
+
+        PublishEnd end = observation.observePublish(record, () -> inPublish.set(tracer.currentSpan()));
+
+        assertThat(tracer.getSpans()).hasSize(1);
+        SimpleSpan publish = tracer.getSpans().getFirst(); // named when it stops
+        assertThat(inPublish.get()).as("current while publish runs").isSameAs(publish);
+        assertThat(tracer.currentSpan()).as("not current after the publish call").isNull();
+        assertThat(publish.getEndTimestamp()).as("open until the flush sent the message").isEqualTo(Instant.EPOCH);
+        IllegalStateException flushFailure = new IllegalStateException("channel closed");
+
+        end.flushed(flushFailure);
+
+        assertThat(publish.getName()).isEqualTo("outbox process OrderPlaced");
+        assertThat(publish.getEndTimestamp()).isAfter(Instant.EPOCH);
+        assertThat(publish.getError()).isSameAs(flushFailure);
+    }
+
+    @Test
+    void aPublishThatThrowsEndsItsSpanWithTheError() {
+        IllegalStateException refused = new IllegalStateException("no exchange");
+
+        assertThatThrownBy(() -> observation.observePublish(record, () -> {
+            throw refused;
+        })).isSameAs(refused);
+
+        SimpleSpan publish = span("outbox process OrderPlaced");
+        assertThat(publish.getError()).isSameAs(refused);
+        assertThat(publish.getEndTimestamp()).isAfter(Instant.EPOCH);
     }
 
     @Test

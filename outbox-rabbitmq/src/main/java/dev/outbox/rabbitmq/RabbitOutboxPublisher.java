@@ -56,6 +56,9 @@ import org.springframework.amqp.rabbit.core.RabbitTemplate;
  * on one channel per exchange, in order, and waits only to open a channel when the cache has none free (one round
  * trip, or the factory's {@code channelCheckoutTimeout} when it limits the channels); a message sent but never
  * confirmed is bounded by the {@linkplain Builder#acknowledgementTimeout acknowledgement timeout}, and holds no worker.
+ * A record's tracing span ({@code outbox.record.process}) therefore runs from its {@code publish} call until the flush
+ * of its burst returned: it covers the send, not the wait for the confirm (see
+ * {@link dev.outbox.spi.OutboxObservation#observePublish}).
  *
  * <p>The connection factory must have correlated publisher confirms and returns switched on
  * ({@code spring.rabbitmq.publisher-confirm-type=correlated}, {@code spring.rabbitmq.publisher-returns=true}); the

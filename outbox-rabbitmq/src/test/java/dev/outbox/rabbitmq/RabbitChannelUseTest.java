@@ -10,37 +10,22 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.springframework.amqp.rabbit.connection.CachingConnectionFactory;
 
 /**
  * How the publisher uses channels (issue 31): Spring AMQP holds a channel with unconfirmed messages out of its cache
  * until they are confirmed, so a channel per message opened (and closed) a channel for nearly every record in flight.
  */
-class RabbitChannelUseTest {
+class RabbitChannelUseTest extends RabbitPublisherFixture {
 
     private static final Duration DEADLINE = Duration.ofSeconds(120);
-    private static RabbitTestBroker broker;
-    private static CachingConnectionFactory connection;
     private static final AtomicInteger channelsOpened = new AtomicInteger();
 
+    /** After the fixture's {@code connect()}: JUnit runs a superclass's {@code @BeforeAll} methods first. */
     @BeforeAll
-    static void connect() {
-        broker = RabbitTestBroker.require();
-        connection = broker.publisherConnection();
+    static void countChannels() {
         connection.addChannelListener((channel, transactional) -> channelsOpened.incrementAndGet());
-    }
-
-    @AfterAll
-    static void close() {
-        if (connection != null) {
-            connection.destroy();
-        }
-        if (broker != null) {
-            broker.close();
-        }
     }
 
     @Test

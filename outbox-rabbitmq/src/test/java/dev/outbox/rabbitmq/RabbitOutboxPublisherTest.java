@@ -26,8 +26,6 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 import java.util.stream.Collectors;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.springframework.amqp.core.Message;
 import org.springframework.amqp.core.MessageDeliveryMode;
@@ -35,7 +33,7 @@ import org.springframework.amqp.core.MessageProperties;
 import org.springframework.amqp.rabbit.connection.CachingConnectionFactory;
 
 /** The RabbitMQ publisher in the real engine against a real RabbitMQ server. */
-class RabbitOutboxPublisherTest {
+class RabbitOutboxPublisherTest extends RabbitPublisherFixture {
 
     /**
      * The headers the README documents for every broker (CloudEvents on; no trace context is stored with these
@@ -51,24 +49,6 @@ class RabbitOutboxPublisherTest {
     static final String SPRING_RETURN_CORRELATION_HEADER = "spring_returned_message_correlation";
 
     private static final Duration DEADLINE = Duration.ofSeconds(120);
-    private static RabbitTestBroker broker;
-    private static CachingConnectionFactory connection;
-
-    @BeforeAll
-    static void connect() {
-        broker = RabbitTestBroker.require();
-        connection = broker.publisherConnection();
-    }
-
-    @AfterAll
-    static void close() {
-        if (connection != null) {
-            connection.destroy();
-        }
-        if (broker != null) {
-            broker.close();
-        }
-    }
 
     @Test
     void tenThousandRecordsOfAThousandAggregatesArriveOnceInOrderWithTheirHeaders() {
