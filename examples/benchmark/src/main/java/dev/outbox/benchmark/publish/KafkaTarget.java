@@ -44,6 +44,11 @@ public final class KafkaTarget implements BenchTarget {
     }
 
     @Override
+    public PlainClientReference plainClientReference() {
+        return new KafkaReference(broker.getBrokersAsString());
+    }
+
+    @Override
     public List<Delivered> readBack(long expected) {
         List<Delivered> delivered = new ArrayList<>();
         try (KafkaConsumer<String, byte[]> consumer = new KafkaConsumer<>(Map.of(
