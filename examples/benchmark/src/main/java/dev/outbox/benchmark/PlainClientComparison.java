@@ -17,7 +17,7 @@ import org.springframework.jdbc.core.JdbcTemplate;
  */
 final class PlainClientComparison {
 
-    /** The engine keeps up to ten batches in hand ({@code PollLoop.MAX_BATCHES_IN_HAND}); that many may be in flight. */
+    /** The engine keeps up to ten batches in hand ({@code PollLoop.MAX_BATCHES_IN_HAND}): that many in flight. */
     static final int BATCHES_IN_HAND = 10;
     private static final String BATCH_SIZE_PROPERTY = "outbox.batch-size=";
 

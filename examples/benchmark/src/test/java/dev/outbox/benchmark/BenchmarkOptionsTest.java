@@ -51,7 +51,7 @@ class BenchmarkOptionsTest {
         assertThat(PublisherBenchmark.Options.parse(new String[] {"--publishers"}).referenceWindow()).isEqualTo(1000);
         assertThat(PublisherBenchmark.Options.parse(new String[] {"--publishers",
             "--app-property=outbox.batch-size=500"}).referenceWindow()).isEqualTo(5000);
-        assertThat(PublisherBenchmark.Options.parse(new String[] {"--publishers", "--app-property=outbox.batch-size=500",
-            "--reference-window=64"}).referenceWindow()).isEqualTo(64);
+        assertThat(PublisherBenchmark.Options.parse(new String[] {"--publishers",
+            "--app-property=outbox.batch-size=500", "--reference-window=64"}).referenceWindow()).isEqualTo(64);
     }
 }

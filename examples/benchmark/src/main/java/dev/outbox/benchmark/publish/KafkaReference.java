@@ -3,10 +3,8 @@ package dev.outbox.benchmark.publish;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Map;
-import java.util.UUID;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
-import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
@@ -18,7 +16,8 @@ import org.apache.kafka.common.serialization.StringSerializer;
  * Kafka's own producer with the settings {@code OutboxKafkaProducers} gives the outbox's producer (idempotent,
  * {@code acks=all}, {@code linger.ms=0}, its timeouts), sending as {@code KafkaOutboxPublisher} does: keyed by the
  * aggregate id, the record's creation time as timestamp, the outbox headers as Kafka headers, to a topic of 8
- * partitions like {@link KafkaTarget}'s, made for the run and deleted after it.
+ * partitions like {@link KafkaTarget}'s, which that target made for the run when it started the broker; deleted after
+ * the run.
  */
 final class KafkaReference implements PlainClientReference {
 
@@ -26,16 +25,16 @@ final class KafkaReference implements PlainClientReference {
             + "delivery.timeout.ms=20000, request.timeout.ms=10000, send callback per message";
 
     private final String bootstrapServers;
+    private final String topic;
 
-    KafkaReference(String bootstrapServers) {
+    KafkaReference(String bootstrapServers, String topic) {
         this.bootstrapServers = bootstrapServers;
+        this.topic = topic;
     }
 
     @Override
     public ReferenceRun run(List<ReferenceMessage> warmup, List<ReferenceMessage> measured, int window) {
-        String topic = "outbox-bench-ref-" + UUID.randomUUID().toString().replace("-", "").substring(0, 12);
         try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers))) {
-            admin.createTopics(List.of(new NewTopic(topic, 8, (short) 1))).all().get();
             try (KafkaProducer<String, byte[]> producer = new KafkaProducer<>(Map.of(
                     ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers,
                     ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true,
