@@ -10,6 +10,7 @@ import dev.outbox.benchmark.publish.KafkaTarget;
 import dev.outbox.benchmark.publish.NatsTarget;
 import dev.outbox.benchmark.publish.NoopTarget;
 import dev.outbox.benchmark.publish.RabbitTarget;
+import dev.outbox.benchmark.publish.ReferenceMessage;
 import dev.outbox.spi.OutboxListener;
 import java.net.URI;
 import java.nio.file.Path;
@@ -39,7 +40,9 @@ import org.springframework.transaction.support.TransactionTemplate;
  * broker's publisher, one Spring Boot application in this JVM with the library's defaults on a database of its own
  * writes a backlog through {@code Outbox.schedule} (processing off), then drains it (processing on) and measures
  * records/s; then it measures commit → acknowledgement latency at a steady rate; finally it reads the destination back
- * and checks that every record is there, in its aggregate's order. Kafka is an in-JVM broker; RabbitMQ and NATS are
+ * and checks that every record is there, in its aggregate's order. For each broker, the broker's own client then
+ * publishes the same records' messages itself ({@link PlainClientComparison}), at most {@code --reference-window}
+ * unacknowledged. Kafka is an in-JVM broker; RabbitMQ and NATS are
  * the local servers (or {@code --rabbitmq-url}, {@code --nats-url}). {@code --app-property=key=value} (repeatable) sets
  * a Spring property of every application, e.g. {@code --app-property=outbox.batch-size=500}.
  */
@@ -51,7 +54,7 @@ final class PublisherBenchmark {
 
     record Options(String url, String user, String password, int records, int aggregates, int latencyRate,
             int latencySeconds, List<String> targets, String rabbitmqUrl, String natsUrl, Path out,
-            List<String> appProperties) {
+            List<String> appProperties, int referenceWindow) {
 
         static Options parse(String[] args) {
             List<String> appProperties = new ArrayList<>();
@@ -63,9 +66,11 @@ final class PublisherBenchmark {
                     List.of(values.getOrDefault("targets", "noop,kafka,rabbitmq,nats").split(",")),
                     values.getOrDefault("rabbitmq-url", "amqp://guest:guest@127.0.0.1:5672"),
                     values.getOrDefault("nats-url", "nats://127.0.0.1:4222"),
-                    Path.of(values.getOrDefault("out", "target/publisher-benchmark.json")), List.copyOf(appProperties));
+                    Path.of(values.getOrDefault("out", "target/publisher-benchmark.json")), List.copyOf(appProperties),
+                    BenchArgs.positive(values, "reference-window", PlainClientComparison.defaultWindow(appProperties)));
             BenchArgs.requireNoneLeft(values, List.of("url", "user", "password", "records", "aggregates",
-                    "latency-rate", "latency-seconds", "targets", "rabbitmq-url", "nats-url", "out"));
+                    "latency-rate", "latency-seconds", "targets", "rabbitmq-url", "nats-url", "out",
+                    "reference-window"));
             return options;
         }
     }
@@ -78,16 +83,16 @@ final class PublisherBenchmark {
     }
 
     static Outcome run(Options options) {
-        System.out.printf("Publisher benchmark: %,d records over %,d aggregates; latency %d/s for %d s; targets %s%n",
-                options.records(), options.aggregates(), options.latencyRate(), options.latencySeconds(),
-                options.targets());
+        System.out.printf("Publisher benchmark: %,d records over %,d aggregates; latency %d/s for %d s; targets %s;"
+                + " plain-client window %,d%n", options.records(), options.aggregates(), options.latencyRate(),
+                options.latencySeconds(), options.targets(), options.referenceWindow());
         Map<String, Object> result = new LinkedHashMap<>();
         result.put("startedAt", Instant.now().toString());
         result.put("nproc", Runtime.getRuntime().availableProcessors());
         result.put("jdk", System.getProperty("java.version"));
         result.put("parameters", Map.of("records", options.records(), "aggregates", options.aggregates(),
                 "recordsPerTransaction", RECORDS_PER_TRANSACTION, "latencyRate", options.latencyRate(),
-                "latencySeconds", options.latencySeconds()));
+                "latencySeconds", options.latencySeconds(), "referenceWindow", options.referenceWindow()));
         Map<String, Object> measurements = new LinkedHashMap<>();
         boolean passed = true;
         for (String name : options.targets()) {
@@ -111,7 +116,7 @@ final class PublisherBenchmark {
         result.put("measurements", measurements);
         ResultFile.write(options.out(), result);
         System.out.println();
-        printTable(measurements);
+        PublisherTable.print(measurements);
         System.out.println("Results in " + options.out());
         return new Outcome(result, passed);
     }
@@ -138,6 +143,7 @@ final class PublisherBenchmark {
         try (ConfigurableApplicationContext app = application(target, database, true, options)) {
             awaitAllCompleted(jdbc, warmup);
         }
+        List<ReferenceMessage> referenceWarmup = target.publishes() ? PlainClientComparison.messages(jdbc) : List.of();
         collect(jdbc, written);
         jdbc.update("DELETE FROM outbox_record");
         System.out.printf("  warmed up with %,d records%n", warmup);
@@ -148,6 +154,7 @@ final class PublisherBenchmark {
         result.put("writeSeconds", writeSeconds);
         result.put("handlerIds", jdbc.queryForList("SELECT DISTINCT handler_id FROM outbox_record", String.class));
         database.prepareMeasurement("outbox_record");
+        List<ReferenceMessage> referenceMessages;
 
         try (ConfigurableApplicationContext app = application(target, database, true, options)) {
             awaitAllCompleted(jdbc, options.records());
@@ -160,6 +167,7 @@ final class PublisherBenchmark {
             result.put("drainSeconds", seconds);
             result.put("drainRecordsPerSecond", rate);
             result.put("drainTiming", "from the first to the last completed_at (the database's clock)");
+            referenceMessages = target.publishes() ? PlainClientComparison.messages(jdbc) : List.of();
             collect(jdbc, written);
             jdbc.update("DELETE FROM outbox_record");
 
@@ -184,6 +192,8 @@ final class PublisherBenchmark {
             collect(jdbc, written);
         }
 
+        // after the library's application closed: the client has the machine to itself, as the drain had
+        PlainClientComparison.measure(target, referenceWarmup, referenceMessages, options.referenceWindow(), result);
         if (target.publishes()) {
             DeliveryTally tally = new DeliveryTally(written, target.readBack(written.size()));
             System.out.println("  read back: " + tally);
@@ -300,21 +310,6 @@ final class PublisherBenchmark {
                 Map<String, Object> writable = (Map<String, Object>) map;
                 writable.put("drainRatioToNoop", Stats.round(rate / reference, 2));
             }
-        });
-    }
-
-    private static void printTable(Map<String, Object> measurements) {
-        System.out.printf("%-10s %18s %10s %34s %s%n", "target", "drain records/s", "× no-op",
-                "commit→ack p50 / p95 / p99 ms", "read back");
-        measurements.forEach((name, measured) -> {
-            if (!(measured instanceof Map<?, ?> map) || map.containsKey("error")) {
-                System.out.printf("%-10s FAILED: %s%n", name, measured instanceof Map<?, ?> m ? m.get("error") : "");
-                return;
-            }
-            Map<?, ?> latency = (Map<?, ?>) map.get("latency");
-            System.out.printf("%-10s %,18.0f %10s %34s %s%n", name, (Double) map.get("drainRecordsPerSecond"),
-                    map.get("drainRatioToNoop"), latency.get("p50Ms") + " / " + latency.get("p95Ms") + " / "
-                            + latency.get("p99Ms"), map.containsKey("readBack") ? map.get("readBack") : "-");
         });
     }
 

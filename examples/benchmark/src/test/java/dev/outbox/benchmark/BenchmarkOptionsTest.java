@@ -6,7 +6,10 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.outbox.benchmark.BenchmarkOptions.Statistics;
 import org.junit.jupiter.api.Test;
 
-/** {@code --statistics}, and {@code --analyze} kept as its older spelling. */
+/**
+ * {@code --statistics}, and {@code --analyze} kept as its older spelling; the publisher benchmark's
+ * {@code --reference-window}.
+ */
 class BenchmarkOptionsTest {
 
     @Test
@@ -41,5 +44,14 @@ class BenchmarkOptionsTest {
         assertThatThrownBy(() -> BenchmarkOptions.parse(new String[] {"--statistics=old"}))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessage("--statistics must be analyzed, none or stale but was 'old'");
+    }
+
+    @Test
+    void thePlainClientWindowIsTenBatchesUnlessGiven() {
+        assertThat(PublisherBenchmark.Options.parse(new String[] {"--publishers"}).referenceWindow()).isEqualTo(1000);
+        assertThat(PublisherBenchmark.Options.parse(new String[] {"--publishers",
+            "--app-property=outbox.batch-size=500"}).referenceWindow()).isEqualTo(5000);
+        assertThat(PublisherBenchmark.Options.parse(new String[] {"--publishers",
+            "--app-property=outbox.batch-size=500", "--reference-window=64"}).referenceWindow()).isEqualTo(64);
     }
 }

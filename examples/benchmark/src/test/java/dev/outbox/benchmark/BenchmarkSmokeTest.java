@@ -118,8 +118,8 @@ class BenchmarkSmokeTest {
     }
 
     /**
-     * The publisher benchmark with tiny parameters: every target measured, and every destination holds each record
-     * once, in order. RabbitMQ and NATS are found as in the publishers' own tests ({@code OUTBOX_TEST_RABBITMQ_URL},
+     * The publisher benchmark with tiny parameters: every target measured, every destination holds each record
+     * once, in order, and each broker's plain client published the drained records' messages. RabbitMQ and NATS are found as in the publishers' own tests ({@code OUTBOX_TEST_RABBITMQ_URL},
      * {@code OUTBOX_TEST_NATS_URL}, else the local servers).
      */
     @Test
@@ -153,6 +153,15 @@ class BenchmarkSmokeTest {
                 assertThat(readBack.path("unknown").asInt()).as(name + " unknown").isZero();
                 assertThat(readBack.path("aggregatesOutOfOrder").asInt()).as(name + " out of order").isZero();
                 assertThat(measured.path("handlerIds").get(0).asString()).isEqualTo(name);
+                JsonNode plainClient = measured.path("plainClient");
+                assertThat(measured.has("plainClientError")).as(name + ": " + measured.path("plainClientError"))
+                        .isFalse();
+                assertThat(plainClient.path("messages").asInt()).as(name + " plain client").isEqualTo(1000);
+                assertThat(plainClient.path("window").asInt()).as(name + " plain client").isEqualTo(1000);
+                assertThat(measured.path("plainClientMessagesPerSecond").asDouble()).as(name).isPositive();
+                assertThat(measured.path("drainRatioToPlainClient").asDouble()).as(name).isPositive();
+            } else {
+                assertThat(measured.has("plainClient")).as("no plain client for the no-op handler").isFalse();
             }
         }
         assertThat(outcome.passed()).isTrue();

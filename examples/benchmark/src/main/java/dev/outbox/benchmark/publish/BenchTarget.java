@@ -1,6 +1,7 @@
 package dev.outbox.benchmark.publish;
 
 import java.util.List;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Where the publisher benchmark drains records to: a broker behind its publisher, or the no-op handler it is compared
@@ -17,6 +18,11 @@ public interface BenchTarget extends AutoCloseable {
     /** Whether records are published (acknowledged by a broker) rather than handled by the no-op handler. */
     default boolean publishes() {
         return true;
+    }
+
+    /** The broker's own client publishing the same messages, to compare the publisher with; none for the no-op. */
+    default @Nullable PlainClientReference plainClientReference() {
+        return null;
     }
 
     /** Every message the destination holds, in its order; empty for the no-op handler. */

@@ -44,6 +44,11 @@ public final class NatsTarget implements BenchTarget {
     }
 
     @Override
+    public PlainClientReference plainClientReference() {
+        return new NatsReference(url);
+    }
+
+    @Override
     public List<Delivered> readBack(long expected) {
         try {
             JetStreamManagement management = connection.jetStreamManagement();

@@ -54,6 +54,11 @@ public final class RabbitTarget implements BenchTarget {
 
     /** Consumes the queue with a prefetch of 1,000 until {@code expected} messages came or none for 5 s. */
     @Override
+    public PlainClientReference plainClientReference() {
+        return new RabbitReference(uri);
+    }
+
+    @Override
     public List<Delivered> readBack(long expected) {
         List<Delivered> delivered = new CopyOnWriteArrayList<>();
         try (Connection connection = connectionFactory.createConnection();
