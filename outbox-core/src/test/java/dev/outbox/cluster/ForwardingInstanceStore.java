@@ -9,11 +9,11 @@ import java.util.List;
  * An instance table that passes every call to {@link #delegate}: a test overrides the calls it watches. The interface's
  * default methods are left to call the others, so that a watched call is seen whichever way the caller reaches it.
  */
-abstract class ForwardingInstanceStore implements InstanceStore {
+public abstract class ForwardingInstanceStore implements InstanceStore {
 
     protected final InstanceStore delegate;
 
-    ForwardingInstanceStore(InstanceStore delegate) {
+    protected ForwardingInstanceStore(InstanceStore delegate) {
         this.delegate = delegate;
     }
 

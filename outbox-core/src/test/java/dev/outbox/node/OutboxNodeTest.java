@@ -8,6 +8,7 @@ import dev.outbox.OutboxRecord;
 import dev.outbox.OutboxRecordProcessor;
 import dev.outbox.OutboxRecordStatus;
 import dev.outbox.cluster.ClusterCoordinator;
+import dev.outbox.cluster.ForwardingInstanceStore;
 import dev.outbox.processing.OutboxProcessor;
 import dev.outbox.processing.ProcessingOptions;
 import dev.outbox.retention.OutboxPurger;
@@ -16,7 +17,6 @@ import dev.outbox.spi.DueRecordsQuery;
 import dev.outbox.spi.FetchedRows;
 import dev.outbox.spi.InstanceState;
 import dev.outbox.spi.InstanceStatus;
-import dev.outbox.spi.InstanceStore;
 import dev.outbox.spi.PartitionState;
 import dev.outbox.spi.PartitionStore;
 import dev.outbox.spi.WakeUpSource;
@@ -88,38 +88,28 @@ class OutboxNodeTest {
         }
     }
 
-    private final class WatchedInstances implements InstanceStore {
-        @Override
-        public void register(String instanceId, String hostname, int port) {
-            events.add("register");
-            cluster.register(instanceId, hostname, port);
+    private final class WatchedInstances extends ForwardingInstanceStore {
+
+        WatchedInstances() {
+            super(cluster);
         }
 
         @Override
-        public boolean heartbeat(String instanceId) {
-            return cluster.heartbeat(instanceId);
+        public void register(String instanceId, String hostname, int port) {
+            events.add("register");
+            super.register(instanceId, hostname, port);
         }
 
         @Override
         public void markShuttingDown(String instanceId) {
             events.add("markShuttingDown");
-            cluster.markShuttingDown(instanceId);
+            super.markShuttingDown(instanceId);
         }
 
         @Override
         public void remove(String instanceId) {
             events.add("remove");
-            cluster.remove(instanceId);
-        }
-
-        @Override
-        public List<InstanceState> findLive(Duration staleTimeout) {
-            return cluster.findLive(staleTimeout);
-        }
-
-        @Override
-        public int removeStale(Duration staleTimeout) {
-            return cluster.removeStale(staleTimeout);
+            super.remove(instanceId);
         }
     }
 

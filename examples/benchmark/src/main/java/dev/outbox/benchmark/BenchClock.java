@@ -1,5 +1,11 @@
 package dev.outbox.benchmark;
 
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.time.Instant;
 
 /**
@@ -23,5 +29,19 @@ public final class BenchClock {
 
     public static long nowMicros() {
         return BASE_MICROS + (System.nanoTime() - BASE_NANOS) / 1_000;
+    }
+
+    /**
+     * Writes {@link #nowMicros()} into {@code file} at once (a temporary file moved over it): how a relay tells the
+     * driver it is ready, without the driver ever reading a half-written time.
+     */
+    public static void writeNow(Path file) {
+        try {
+            Path temporary = file.resolveSibling(file.getFileName() + ".tmp");
+            Files.writeString(temporary, Long.toString(nowMicros()), StandardCharsets.UTF_8);
+            Files.move(temporary, file, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+        } catch (IOException e) {
+            throw new UncheckedIOException("Could not write " + file, e);
+        }
     }
 }

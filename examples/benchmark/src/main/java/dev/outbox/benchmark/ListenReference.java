@@ -1,11 +1,6 @@
 package dev.outbox.benchmark;
 
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.PreparedStatement;
@@ -118,7 +113,7 @@ final class ListenReference {
             for (int claim = 0; claim < WARM_UP_CLAIMS; claim++) {
                 claim(work);
             }
-            markReady(readyFile);
+            BenchClock.writeNow(readyFile);
             PGConnection notifications = listen.unwrap(PGConnection.class);
             while (!stopping) {
                 while (claim(work) == CLAIM_LIMIT) {
@@ -189,16 +184,6 @@ final class ListenReference {
             }
             insert.executeBatch();
             recording.commit();
-        }
-    }
-
-    private static void markReady(Path file) {
-        try {
-            Path temporary = file.resolveSibling(file.getFileName() + ".tmp");
-            Files.writeString(temporary, Long.toString(BenchClock.nowMicros()), StandardCharsets.UTF_8);
-            Files.move(temporary, file, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
-        } catch (IOException e) {
-            throw new UncheckedIOException("Could not write " + file, e);
         }
     }
 }

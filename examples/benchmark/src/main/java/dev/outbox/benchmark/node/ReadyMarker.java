@@ -1,12 +1,7 @@
 package dev.outbox.benchmark.node;
 
 import dev.outbox.benchmark.BenchClock;
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import org.springframework.boot.context.event.ApplicationReadyEvent;
 import org.springframework.context.ApplicationListener;
 
@@ -30,13 +25,6 @@ final class ReadyMarker implements ApplicationListener<ApplicationReadyEvent> {
         if (reportFile.isBlank()) {
             return;
         }
-        Path file = Path.of(reportFile + SUFFIX);
-        try {
-            Path temporary = file.resolveSibling(file.getFileName() + ".tmp");
-            Files.writeString(temporary, Long.toString(BenchClock.nowMicros()), StandardCharsets.UTF_8);
-            Files.move(temporary, file, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
-        } catch (IOException e) {
-            throw new UncheckedIOException("Could not write " + file, e);
-        }
+        BenchClock.writeNow(Path.of(reportFile + SUFFIX));
     }
 }
