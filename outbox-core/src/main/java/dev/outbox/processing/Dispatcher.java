@@ -54,6 +54,8 @@ final class Dispatcher {
     private final DeferredHandlers deferred;
     private final UnreadableRows unreadable;
     private final ReentrantLock fetchLock = new ReentrantLock();
+    /** Under the fetch lock. */
+    private final FetchFloor fetchFloor = new FetchFloor();
     /** Under the fetch lock; null before the first look. */
     private @Nullable Instant lastUnknownStatusLook;
 
@@ -87,8 +89,14 @@ final class Dispatcher {
                 return Fetch.STORE_NOT_ASKED;
             }
             Instant now = clock.instant();
-            Fetch due = fetchAndDispatch(owned, () -> store.findDue(new DueRecordsQuery(owned, now, limit,
-                    headOfAggregateOnly, deferred.setAside())));
+            long startNanos = System.nanoTime();
+            Long floor = fetchFloor.floor(owned, startNanos);
+            Fetch due = fetchAndDispatch(owned, () -> {
+                FetchedRows rows = store.findDue(new DueRecordsQuery(owned, now, limit, headOfAggregateOnly,
+                        deferred.setAside(), floor));
+                fetchFloor.fetched(owned, floor, startNanos, System.nanoTime(), rows);
+                return rows;
+            });
             lookForUnknownStatuses(owned, now, limit);
             if (!deferred.lookDue(now, due.fetched() < limit)) {
                 return due;

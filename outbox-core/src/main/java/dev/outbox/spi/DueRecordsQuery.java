@@ -4,6 +4,7 @@ import dev.outbox.partition.OwnedPartitions;
 import java.time.Instant;
 import java.util.Objects;
 import java.util.Set;
+import org.jspecify.annotations.Nullable;
 
 /**
  * What {@link RecordStore#findDue(DueRecordsQuery)} looks for.
@@ -15,9 +16,13 @@ import java.util.Set;
  * @param setAside handler ids whose records the fetch leaves out ({@code ""} for records addressed to no handler):
  *     those this instance defers, so that they take none of the batch's places. A lane's records share one handler
  *     id, so leaving all of them out keeps every lane's order. Since 0.1.0
+ * @param fromSequence null, or the lowest {@link dev.outbox.OutboxRecord#getSequence() sequence} to read: records
+ *     below it are left out, so that the read starts there in the sequence index instead of walking the entries of
+ *     records finished below it (see {@code FetchFloor} in the processor). Their earlier records still hold them back
+ *     as {@code headOfAggregateOnly} says. A store may ignore it and read from the start. Since 0.1.0
  */
 public record DueRecordsQuery(OwnedPartitions partitions, Instant now, int limit, boolean headOfAggregateOnly,
-        Set<String> setAside) {
+        Set<String> setAside, @Nullable Long fromSequence) {
 
     public DueRecordsQuery {
         Objects.requireNonNull(partitions, "partitions");
@@ -31,8 +36,14 @@ public record DueRecordsQuery(OwnedPartitions partitions, Instant now, int limit
         setAside = Set.copyOf(setAside);
     }
 
+    /** A query from the first record on. */
+    public DueRecordsQuery(OwnedPartitions partitions, Instant now, int limit, boolean headOfAggregateOnly,
+            Set<String> setAside) {
+        this(partitions, now, limit, headOfAggregateOnly, setAside, null);
+    }
+
     /** A query that sets nothing aside. */
     public DueRecordsQuery(OwnedPartitions partitions, Instant now, int limit, boolean headOfAggregateOnly) {
-        this(partitions, now, limit, headOfAggregateOnly, Set.of());
+        this(partitions, now, limit, headOfAggregateOnly, Set.of(), null);
     }
 }

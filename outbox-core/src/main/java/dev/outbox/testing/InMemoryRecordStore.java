@@ -183,6 +183,12 @@ public final class InMemoryRecordStore implements RecordStore, OutboxRecordRepos
         return records.values().stream().sorted(bySequence()).toList();
     }
 
+    /** Below the fetch's floor: left out, though it still holds back the later records of its lane. */
+    private static boolean belowFloor(OutboxRecord record, @Nullable Long fromSequence) {
+        Long sequence = record.getSequence();
+        return fromSequence != null && sequence != null && sequence < fromSequence;
+    }
+
     @Override
     public synchronized FetchedRows findDue(DueRecordsQuery query) {
         // Order holds per lane: one aggregate's records for one handler.
@@ -207,7 +213,7 @@ public final class InMemoryRecordStore implements RecordStore, OutboxRecordRepos
                     continue;
                 }
             }
-            if (isDue) {
+            if (isDue && !belowFloor(record, query.fromSequence())) {
                 due.add(record);
                 if (due.size() == query.limit()) {
                     break;

@@ -522,6 +522,27 @@ public abstract class RecordStoreContract {
         }
     }
 
+    @Test
+    public final void findDueFromASequenceLeavesOutTheRecordsBelowItWhichStillHoldBackTheirAggregates() {
+        OutboxRecord a1 = save("A", "a1");
+        save("B", "b1");
+        OutboxRecord a2 = save("A", "a2");
+        save("B", "b2");
+        save("C", "c1");
+        makeWaiting(a1);
+
+        for (boolean headOfAggregateOnly : new boolean[] {true, false}) {
+            DueRecordsQuery fromA2 = new DueRecordsQuery(OwnedPartitions.all(), clock.instant(), 100,
+                    headOfAggregateOnly, Set.of(), a2.getSequence());
+            List<String> due = payloads(recordStore().findDue(fromA2).records());
+            if (headOfAggregateOnly) {
+                assertThat(due).as("a1, below it, waits for its retry and holds a2 back").containsExactly("b2", "c1");
+            } else {
+                assertThat(due).containsExactly("a2", "b2", "c1");
+            }
+        }
+    }
+
     // ================================================================ findDue: head of aggregate
 
     @Test

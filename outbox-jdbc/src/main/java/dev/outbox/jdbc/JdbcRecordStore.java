@@ -130,9 +130,15 @@ public final class JdbcRecordStore implements RecordStore, RecordStatistics, Rec
             setAsideFilter = sql.get("record.filter.setAside");
             parameters.addValue("setAside", List.copyOf(query.setAside()));
         }
+        String floorFilter = "";
+        if (query.fromSequence() != null) {
+            floorFilter = sql.get("record.filter.floor");
+            parameters.addValue("fromSequence", query.fromSequence());
+        }
         String statement = (query.headOfAggregateOnly() ? findDueHeadOfAggregate : findDueAny)
                 .replace("{partitionFilter}", partitionFilter(query.partitions()))
                 .replace("{setAsideFilter}", setAsideFilter)
+                .replace("{floorFilter}", floorFilter)
                 .replace("{limit}", Integer.toString(query.limit()));
         return new BoundStatement(statement, parameters);
     }

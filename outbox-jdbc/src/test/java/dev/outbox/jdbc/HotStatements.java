@@ -79,6 +79,9 @@ final class HotStatements {
             hot.add(Hot.onRecords("record.findDue." + order + " (128 partitions, a handler set aside)", Access.INDEXED,
                     records.findDueStatement(new DueRecordsQuery(half, now, BATCH, headOfAggregate,
                             Set.of(MISSING_HANDLER)))));
+            hot.add(Hot.onRecords("record.findDue." + order + " (from a floor, as under bloat)", Access.INDEXED,
+                    records.findDueStatement(new DueRecordsQuery(OwnedPartitions.all(), now, BATCH, headOfAggregate,
+                            Set.of(), 1L))));
             hot.add(Hot.onRecords("record.findDeferralsDue." + order + " (128 partitions)", Access.INDEXED,
                     records.findDeferralsDueStatement(new DeferredRecordsQuery(half, Set.of(MISSING_HANDLER), now,
                             now.minus(Duration.ofHours(1)), BATCH, headOfAggregate))));

@@ -1,0 +1,102 @@
+package dev.outbox.processing;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.outbox.OutboxRecord;
+import dev.outbox.OutboxRecordStatus;
+import dev.outbox.partition.OwnedPartitions;
+import dev.outbox.spi.FetchedRows;
+import java.time.Instant;
+import java.util.Arrays;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+class FetchFloorTest {
+
+    private static final long MS = 1_000_000L;
+    private static final long SLOW = FetchFloor.SLOW_FETCH.toNanos();
+    private static final long LAG = FetchFloor.LAG.toNanos();
+    private static final long FULL_INTERVAL = FetchFloor.FULL_FETCH_INTERVAL.toNanos();
+    private static final OwnedPartitions OWNED = OwnedPartitions.of(1, 2, 3);
+
+    private final FetchFloor floor = new FetchFloor();
+
+    @Test
+    void whileFetchesFromTheStartAreFastEveryFetchStartsThere() {
+        long now = 0;
+        for (int fetch = 0; fetch < 20; fetch++) {
+            assertThat(floor.floor(OWNED, now)).isNull();
+            floor.fetched(OWNED, null, now, now + SLOW - 1, rows(100L + fetch));
+            now += LAG;
+        }
+        assertThat(floor.floor(OWNED, now)).isNull();
+    }
+
+    @Test
+    void afterASlowFetchLaterFetchesStartAtTheLowestSequenceFoundAtLeastALagAgo() {
+        floor.fetched(OWNED, null, 0, SLOW, rows(100L, 150L));
+
+        assertThat(floor.floor(OWNED, SLOW + LAG - 1)).as("not yet a lag old").isNull();
+        assertThat(floor.floor(OWNED, SLOW + LAG)).isEqualTo(100L);
+
+        long t = SLOW + LAG;
+        floor.fetched(OWNED, 100L, t, t + MS, rows(180L, 190L));
+        assertThat(floor.floor(OWNED, t + MS + LAG - 1)).as("the newer mark is not a lag old").isEqualTo(100L);
+        assertThat(floor.floor(OWNED, t + MS + LAG)).isEqualTo(180L);
+    }
+
+    @Test
+    void aFetchThatFindsNothingLeavesTheFloorWhereItWas() {
+        floor.fetched(OWNED, null, 0, SLOW, rows(100L));
+        floor.fetched(OWNED, 100L, LAG + SLOW, LAG + SLOW + MS, rows());
+
+        assertThat(floor.floor(OWNED, 3 * LAG)).isEqualTo(100L);
+    }
+
+    @Test
+    void aFetchFromTheStartRunsAtLeastEveryFullFetchInterval() {
+        floor.fetched(OWNED, null, 0, SLOW, rows(100L));
+
+        assertThat(floor.floor(OWNED, FULL_INTERVAL - 1)).isEqualTo(100L);
+        assertThat(floor.floor(OWNED, FULL_INTERVAL)).as("from the start again").isNull();
+
+        floor.fetched(OWNED, null, FULL_INTERVAL, FULL_INTERVAL + SLOW, rows(40L)); // e.g. a retry fell due
+        assertThat(floor.floor(OWNED, FULL_INTERVAL + SLOW + LAG)).isEqualTo(40L);
+    }
+
+    @Test
+    void aFastFetchFromTheStartTurnsTheFloorOff() {
+        floor.fetched(OWNED, null, 0, SLOW, rows(100L));
+        floor.fetched(OWNED, null, FULL_INTERVAL, FULL_INTERVAL + SLOW - 1, rows(300L));
+
+        assertThat(floor.floor(OWNED, FULL_INTERVAL + 2 * LAG)).isNull();
+    }
+
+    @Test
+    void otherPartitionsStartFromTheStartAndForgetTheOldMarks() {
+        floor.fetched(OWNED, null, 0, SLOW, rows(100L));
+        OwnedPartitions more = OwnedPartitions.of(1, 2, 3, 4);
+
+        assertThat(floor.floor(more, 2 * LAG)).as("a partition taken over may hold older records").isNull();
+
+        floor.fetched(more, null, 2 * LAG, 2 * LAG + SLOW, rows(20L));
+        assertThat(floor.floor(more, 3 * LAG + SLOW)).isEqualTo(20L);
+        assertThat(floor.floor(OWNED, 3 * LAG + SLOW)).isNull();
+    }
+
+    @Test
+    void rowsWithoutASequenceSetNoMark() {
+        floor.fetched(OWNED, null, 0, SLOW, new FetchedRows(List.of(record(null)), List.of()));
+
+        assertThat(floor.floor(OWNED, 2 * LAG)).isNull();
+    }
+
+    private static FetchedRows rows(Long... sequences) {
+        return FetchedRows.of(Arrays.stream(sequences).map(FetchFloorTest::record).toList());
+    }
+
+    private static OutboxRecord record(Long sequence) {
+        return OutboxRecord.restore().id("r-" + sequence).aggregateId("order-1").eventType("OrderPlaced")
+                .payload("{}").createdAt(Instant.EPOCH).status(OutboxRecordStatus.NEW).sequence(sequence).build();
+    }
+}
