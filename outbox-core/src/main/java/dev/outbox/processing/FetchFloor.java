@@ -8,6 +8,8 @@ import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.Iterator;
 import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Where the due fetch may start in sequence order. A fetch reads the lowest due records first, walking the index of
@@ -15,7 +17,8 @@ import org.jspecify.annotations.Nullable;
  * cleaned it up. While a long transaction holds a snapshot open nothing cleans them, so every fetch walks all the
  * records finished meanwhile: the bloat that slows a queue on a database table down more and more.
  *
- * <p>So once a fetch from the start is slow ({@link #SLOW_FETCH}), the next fetches start at a floor: the lowest
+ * <p>So once a fetch from the start is slow ({@link #SLOW_FETCH}), the next fetches start at a floor (until fetches
+ * from the start have been fast for {@link #FULL_FETCH_INTERVAL}): the lowest
  * sequence a fetch found at least {@link #LAG} ago. Nothing below it was due then. What can turn up below it since (a
  * record whose transaction took its sequence earlier and committed more than {@code LAG} later, a retry falling due,
  * an operator's retry) is read by a fetch from the start, which runs at least every {@link #FULL_FETCH_INTERVAL} and
@@ -26,7 +29,9 @@ import org.jspecify.annotations.Nullable;
  */
 final class FetchFloor {
 
-    /** A fetch from the start taking this long turns the floor on; a faster one turns it off. */
+    private static final Logger log = LoggerFactory.getLogger(FetchFloor.class);
+
+    /** A fetch from the start taking this long turns the floor on. */
     static final Duration SLOW_FETCH = Duration.ofMillis(10);
     /** How old a fetch's lowest sequence must be before later fetches start there. */
     static final Duration LAG = Duration.ofSeconds(1);
@@ -40,6 +45,7 @@ final class FetchFloor {
     private final ArrayDeque<Mark> marks = new ArrayDeque<>();
     private boolean slow;
     private long lastFullFetchNanos;
+    private long lastSlowFetchNanos;
     /** The partitions of the last fetch from the start; null before it. */
     private @Nullable OwnedPartitions partitions;
 
@@ -69,7 +75,17 @@ final class FetchFloor {
                 partitions = owned;
             }
             lastFullFetchNanos = startNanos;
-            slow = endNanos - startNanos >= SLOW_FETCH.toNanos();
+            boolean wasSlow = slow;
+            if (endNanos - startNanos >= SLOW_FETCH.toNanos()) {
+                slow = true;
+                lastSlowFetchNanos = startNanos;
+            } else if (startNanos - lastSlowFetchNanos >= FULL_FETCH_INTERVAL.toNanos()) {
+                slow = false; // fast for a while: not one fast fetch among slow ones, which would flap
+            }
+            if (slow != wasSlow) {
+                log.debug("Outbox processor: a fetch from the start took {} µs: fetches {}", (endNanos - startNanos)
+                        / 1_000, slow ? "start at a floor now" : "start from the start again");
+            }
             if (!slow) {
                 marks.clear();
                 return;

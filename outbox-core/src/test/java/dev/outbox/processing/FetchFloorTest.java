@@ -65,11 +65,21 @@ class FetchFloorTest {
     }
 
     @Test
-    void aFastFetchFromTheStartTurnsTheFloorOff() {
+    void fetchesFromTheStartFastForAFullFetchIntervalTurnTheFloorOff() {
         floor.fetched(OWNED, null, 0, SLOW, rows(100L));
         floor.fetched(OWNED, null, FULL_INTERVAL, FULL_INTERVAL + SLOW - 1, rows(300L));
 
         assertThat(floor.floor(OWNED, FULL_INTERVAL + 2 * LAG)).isNull();
+    }
+
+    @Test
+    void oneFastFetchFromTheStartAmongSlowOnesLeavesTheFloorOn() {
+        floor.fetched(OWNED, null, 0, SLOW, rows(100L));
+        assertThat(floor.floor(OWNED, LAG / 2)).as("no mark a lag old yet").isNull();
+        floor.fetched(OWNED, null, LAG / 2, LAG / 2 + MS, rows(120L)); // fast, e.g. its pages were cached
+
+        assertThat(floor.floor(OWNED, SLOW + LAG)).isEqualTo(100L);
+        assertThat(floor.floor(OWNED, LAG / 2 + MS + LAG)).isEqualTo(120L);
     }
 
     @Test
