@@ -170,12 +170,21 @@ final class BloatRun {
         result.put("nodeProcesses", nodes.describe());
     }
 
-    /** EXPLAIN (ANALYZE, BUFFERS) of the due fetch now, and whether the snapshot was still held when it ran. */
+    /**
+     * EXPLAIN (ANALYZE, BUFFERS) of the due fetch now, from the head of the index and from a floor at the lowest open
+     * sequence (as the processor fetches once fetches from the head are slow), and whether the snapshot was still held
+     * when they ran.
+     */
     private Map<String, Object> explain(@Nullable SnapshotHolder holder) {
         Map<String, Object> plan = new LinkedHashMap<>();
         plan.put("snapshotHeld", holder != null && holder.isHeld());
-        List<String> lines = jdbc.queryForList(DUE_FETCH, String.class);
-        plan.put("plan", lines);
+        plan.put("plan", jdbc.queryForList(DUE_FETCH, String.class));
+        List<Long> lowest = jdbc.queryForList(
+                "SELECT sequence_no FROM outbox_record WHERE status = 'NEW' ORDER BY sequence_no LIMIT 1", Long.class);
+        if (!lowest.isEmpty()) {
+            plan.put("planFromFloor", jdbc.queryForList(DUE_FETCH.replace("ORDER BY r.sequence_no\nLIMIT",
+                    "AND r.sequence_no >= " + lowest.get(0) + "\nORDER BY r.sequence_no\nLIMIT"), String.class));
+        }
         return plan;
     }
 
