@@ -183,7 +183,7 @@ public final class InMemoryRecordStore implements RecordStore, OutboxRecordRepos
         return records.values().stream().sorted(bySequence()).toList();
     }
 
-    /** Below the fetch's floor: left out, though it still holds back the later records of its lane. */
+    /** Below the fetch's floor: left out; if open, it holds back the later records of its lane. */
     private static boolean belowFloor(OutboxRecord record, @Nullable Long fromSequence) {
         Long sequence = record.getSequence();
         return fromSequence != null && sequence != null && sequence < fromSequence;
@@ -206,8 +206,10 @@ public final class InMemoryRecordStore implements RecordStore, OutboxRecordRepos
                 if (heldBack.contains(lane)) {
                     continue;
                 }
+                // below the floor even a due record holds its lane back: the fetch does not return it
                 boolean holdsBack = record.getStatus() == OutboxRecordStatus.FAILED
-                        || record.getStatus() == OutboxRecordStatus.NEW && !isDue;
+                        || record.getStatus() == OutboxRecordStatus.NEW
+                                && (!isDue || belowFloor(record, query.fromSequence()));
                 if (holdsBack) {
                     heldBack.add(lane);
                     continue;

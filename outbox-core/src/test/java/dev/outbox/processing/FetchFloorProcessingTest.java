@@ -4,7 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.outbox.OutboxRecord;
+import dev.outbox.OutboxRecordProcessor;
 import dev.outbox.OutboxRecordStatus;
+import dev.outbox.retry.OutboxRetryPolicy;
 import dev.outbox.spi.DueRecordsQuery;
 import dev.outbox.spi.FetchedRows;
 import dev.outbox.spi.RecordStore;
@@ -16,18 +18,21 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * The fetch floor in the running processor ({@link FetchFloor}): it starts fetches at a floor only once fetches from
- * the start are slow, and a record that turns up below the floor (here: one whose commit the store hides until the
- * floor has passed it, as a transaction that took its sequence early and committed late) is still handled, once.
+ * The fetch floor in the running processor ({@link FetchFloor}, whose rules {@code FetchFloorTest} drives with times of
+ * its own): once fetches from the start are slow, a record that turns up below the floor (one whose commit the store
+ * hides until the floor has passed it, as a transaction that took its sequence early and committed late; a retry
+ * falling due) is still handled, once, and before the later records of its aggregate.
  */
 class FetchFloorProcessingTest {
 
@@ -72,15 +77,31 @@ class FetchFloorProcessingTest {
     }
 
     @Test
-    void whileFetchesFromTheStartAreFastNoFetchHasAFloor() {
+    void aRetryFallingDueBelowTheFloorStillGoesBeforeTheLaterRecordsOfItsAggregate() {
+        List<String> callsOfX = new CopyOnWriteArrayList<>();
+        AtomicBoolean failedOnce = new AtomicBoolean();
+        OutboxRecord x1 = save("X");
         AtomicInteger written = new AtomicInteger();
         writer.scheduleAtFixedRate(() -> save("flow-" + written.incrementAndGet() % 50), 0, 10, TimeUnit.MILLISECONDS);
-        processor = processor(store(Duration.ZERO));
+        processor = processor(store(Duration.ofMillis(20)), record -> {
+            if (record.getAggregateId().equals("X")) {
+                callsOfX.add(record.getId());
+                if (!failedOnce.getAndSet(true)) {
+                    throw new IllegalStateException("x1 fails once; its retry is due in an hour");
+                }
+            }
+        });
 
         processor.start();
-        await().atMost(PATIENCE).until(() -> callsPerRecord.size() >= 200); // two seconds: two lags
+        await().atMost(PATIENCE).until(() -> highestFloor.get() > x1.getSequence());
+        OutboxRecord x2 = save("X");
+        OutboxRecord x3 = save("X");
+        clock.advance(Duration.ofHours(1)); // x1 is due again, below the floor; x2 and x3 above it for a lag
+        int floorsBefore = fetchesWithAFloor.get();
 
-        assertThat(fetchesWithAFloor).hasValue(0);
+        await().atMost(PATIENCE).until(() -> status(x3) == OutboxRecordStatus.COMPLETED);
+        assertThat(fetchesWithAFloor.get()).as("fetches kept starting at a floor").isGreaterThan(floorsBefore);
+        assertThat(callsOfX).containsExactly(x1.getId(), x1.getId(), x2.getId(), x3.getId());
     }
 
     /** The records, slow to read from the start, with the hidden ones left out. */
@@ -104,10 +125,17 @@ class FetchFloorProcessingTest {
     }
 
     private OutboxProcessor processor(RecordStore store) {
+        return processor(store, record -> { });
+    }
+
+    private OutboxProcessor processor(RecordStore store, OutboxRecordProcessor handler) {
         return OutboxProcessor.builder()
                 .recordStore(store)
-                .handler(record -> callsPerRecord.computeIfAbsent(record.getId(), id -> new AtomicInteger())
-                        .incrementAndGet())
+                .handler(record -> {
+                    callsPerRecord.computeIfAbsent(record.getId(), id -> new AtomicInteger()).incrementAndGet();
+                    handler.process(record);
+                })
+                .retryPolicy(OutboxRetryPolicy.fixed(Duration.ofHours(1)))
                 .clock(clock)
                 .options(ProcessingOptions.defaults().withPollInterval(Duration.ofMillis(100))
                         .withShutdownTimeout(PATIENCE))

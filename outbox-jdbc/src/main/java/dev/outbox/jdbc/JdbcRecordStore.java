@@ -132,7 +132,8 @@ public final class JdbcRecordStore implements RecordStore, RecordStatistics, Rec
         }
         String floorFilter = "";
         if (query.fromSequence() != null) {
-            floorFilter = sql.get("record.filter.floor");
+            floorFilter = sql.get(query.headOfAggregateOnly() ? "record.filter.floor.headOfAggregate"
+                    : "record.filter.floor");
             parameters.addValue("fromSequence", query.fromSequence());
         }
         String statement = (query.headOfAggregateOnly() ? findDueHeadOfAggregate : findDueAny)
