@@ -82,9 +82,12 @@ final class FetchFloor {
             } else if (startNanos - lastSlowFetchNanos >= FULL_FETCH_INTERVAL.toNanos()) {
                 slow = false; // fast for a while: not one fast fetch among slow ones, which would flap
             }
-            if (slow != wasSlow) {
-                log.debug("Outbox processor: a fetch from the start took {} µs: fetches {}", (endNanos - startNanos)
-                        / 1_000, slow ? "start at a floor now" : "start from the start again");
+            if (slow && !wasSlow) {
+                log.debug("Outbox processor: a fetch from the start took {} µs; later fetches start at a floor",
+                        (endNanos - startNanos) / 1_000);
+            } else if (!slow && wasSlow) {
+                log.debug("Outbox processor: fetches from the start have been fast for {}; the floor is off",
+                        FULL_FETCH_INTERVAL);
             }
             if (!slow) {
                 marks.clear();
