@@ -18,8 +18,9 @@ import org.jspecify.annotations.Nullable;
  *     id, so leaving all of them out keeps every lane's order. Since 0.1.0
  * @param fromSequence null, or the lowest {@link dev.outbox.OutboxRecord#getSequence() sequence} to read: records
  *     below it are left out, so that the read starts there in the sequence index instead of walking the entries of
- *     records finished below it (see {@code FetchFloor} in the processor). Their earlier records still hold them back
- *     as {@code headOfAggregateOnly} says. A store may ignore it and read from the start. Since 0.1.0
+ *     records finished below it (see {@code FetchFloor} in the processor). Under {@code headOfAggregateOnly} a record
+ *     below it that is {@code NEW} (due or not) or {@code FAILED} holds back the later records of its lane, since the
+ *     read does not return it to go first. A store may ignore it and read from the start. Since 0.1.0
  */
 public record DueRecordsQuery(OwnedPartitions partitions, Instant now, int limit, boolean headOfAggregateOnly,
         Set<String> setAside, @Nullable Long fromSequence) {
