@@ -120,15 +120,10 @@ final class LaneTable {
     }
 
     /**
-     * Marks a lane in hand as waiting for a broker's acknowledgement (it holds no worker meanwhile), or as working
-     * again: the records of waiting lanes do not count in {@link #recordsInWork()}, so that they do not
-     * keep the loop from fetching the records of other lanes. Does nothing once the lane is released.
+     * Marks a lane in hand as working again after {@link #waiting(Collection)}: its broker answered. Does nothing once
+     * the lane is released, or if it was not waiting.
      */
-    void waiting(LaneWork work, boolean waiting) {
-        if (waiting) {
-            waiting(List.of(work));
-            return;
-        }
+    void answered(LaneWork work) {
         lock.lock();
         try {
             if (!work.released.get() && work.waiting) {
@@ -141,8 +136,10 @@ final class LaneTable {
     }
 
     /**
-     * Marks lanes in hand as waiting, as {@link #waiting(LaneWork, boolean)} does one: a burst of sends takes the lock
-     * once and tells {@code onRelease} once, not once per record.
+     * Marks lanes in hand as waiting for a broker's acknowledgement (they hold no worker meanwhile): the records of
+     * waiting lanes do not count in {@link #recordsInWork()}, so that they do not keep the loop from fetching the
+     * records of other lanes. A burst of sends takes the lock once and tells {@code onRelease} once, not once per
+     * record. Released lanes, and lanes waiting already, are left as they are.
      */
     void waiting(Collection<LaneWork> works) {
         if (works.isEmpty()) {

@@ -249,7 +249,7 @@ final class PublishingWorker implements AutoCloseable {
             lane.inFlight = false;
             if (lane.waiting) {
                 lane.waiting = false;
-                lanes.waiting(lane.work, false);
+                lanes.answered(lane.work);
             }
         }
 

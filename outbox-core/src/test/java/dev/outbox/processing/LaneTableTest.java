@@ -156,18 +156,18 @@ class LaneTableTest {
         LaneWork waiting = fetch(fetched(records("A", null, 3))).taken().get(0);
         fetch(fetched(records("B", null, 2)));
 
-        table.waiting(waiting, true);
+        table.waiting(List.of(waiting));
 
         assertThat(table.recordsInHand()).isEqualTo(5);
         assertThat(table.recordsInWork()).isEqualTo(2);
         assertThat(releases).as("the loop is told, as after a release").hasValue(1);
-        table.waiting(waiting, false);
+        table.answered(waiting);
         assertThat(table.recordsInWork()).isEqualTo(5);
-        table.waiting(waiting, true);
+        table.waiting(List.of(waiting));
         table.release(waiting);
         assertThat(table.recordsInHand()).isEqualTo(2);
         assertThat(table.recordsInWork()).isEqualTo(2);
-        table.waiting(waiting, true); // a late mark of a released lane
+        table.waiting(List.of(waiting)); // a late mark of a released lane
         assertThat(table.recordsInWork()).isEqualTo(2);
     }
 
@@ -179,7 +179,7 @@ class LaneTableTest {
         LaneWork b = claim.taken().get(1);
         LaneWork c = claim.taken().get(2);
         LaneWork d = claim.taken().get(3);
-        table.waiting(a, true);
+        table.waiting(List.of(a));
         table.release(c);
         releases.set(0);
 
@@ -191,7 +191,7 @@ class LaneTableTest {
         assertThat(b.waiting).isTrue();
         assertThat(c.waiting).isFalse();
 
-        table.waiting(b, false);
+        table.answered(b);
         assertThat(table.recordsInWork()).isEqualTo(2);
         table.waiting(List.of(a, d, c));
         table.waiting(List.of());
