@@ -70,6 +70,7 @@ public final class JdbcRecordStore implements RecordStore, RecordStatistics, Rec
     private final String findDeferralsDueHeadOfAggregate;
     private final String findDeferralsDueAny;
     private final String findUnknownStatus;
+    private final String orderedReadPrelude;
     private final StatusWrite markCompleted;
     private final StatusWrite deleteCompleted;
     private final StatusWrite scheduleRetry;
@@ -102,6 +103,7 @@ public final class JdbcRecordStore implements RecordStore, RecordStatistics, Rec
         this.findDeferralsDueHeadOfAggregate = sql.get("record.findDeferralsDue.headOfAggregate")
                 .replace("{columns}", columns);
         this.findDeferralsDueAny = sql.get("record.findDeferralsDue.any").replace("{columns}", columns);
+        this.orderedReadPrelude = sql.find("record.orderedRead.prelude").orElse("");
         this.findUnknownStatus = sql.get("record.findUnknownStatus").replace("{columns}", columns)
                 .replace("{unknownStatus}", unknownStatusPredicate());
         String fence = sql.get("record.fence");
@@ -119,8 +121,7 @@ public final class JdbcRecordStore implements RecordStore, RecordStatistics, Rec
 
     @Override
     public FetchedRows findDue(DueRecordsQuery query) {
-        BoundStatement statement = findDueStatement(query);
-        return jdbc.query(statement.sql(), statement.parameters(), rows);
+        return query(findDueStatement(query), rows);
     }
 
     BoundStatement findDueStatement(DueRecordsQuery query) {
@@ -141,7 +142,29 @@ public final class JdbcRecordStore implements RecordStore, RecordStatistics, Rec
                 .replace("{setAsideFilter}", setAsideFilter)
                 .replace("{floorFilter}", floorFilter)
                 .replace("{limit}", Integer.toString(query.limit()));
-        return new BoundStatement(statement, parameters);
+        return new BoundStatement(statement, parameters, orderedReadPrelude);
+    }
+
+    /**
+     * Runs a query; its prelude (record.orderedRead.prelude for the fetches and the purge) goes first, in the same
+     * round trip and so the same implicit transaction: the engine runs these in auto-commit, never inside an
+     * application's transaction.
+     */
+    <T> T query(BoundStatement statement, ResultSetExtractor<T> extractor) {
+        if (statement.prelude().isEmpty()) {
+            return Objects.requireNonNull(jdbc.query(statement.sql(), statement.parameters(), extractor));
+        }
+        return Objects.requireNonNull(jdbc.execute(statement.prelude() + ";\n" + statement.sql(),
+                statement.parameters(), ps -> {
+                    ps.execute();
+                    if (!ps.getMoreResults()) {
+                        throw new IllegalStateException("No rows from the statement after its prelude: "
+                                + statement.prelude());
+                    }
+                    try (ResultSet result = ps.getResultSet()) {
+                        return extractor.extractData(result);
+                    }
+                }));
     }
 
     @Override
@@ -167,8 +190,7 @@ public final class JdbcRecordStore implements RecordStore, RecordStatistics, Rec
 
     @Override
     public FetchedRows findDeferralsDue(DeferredRecordsQuery query) {
-        BoundStatement statement = findDeferralsDueStatement(query);
-        return jdbc.query(statement.sql(), statement.parameters(), rows);
+        return query(findDeferralsDueStatement(query), rows);
     }
 
     BoundStatement findDeferralsDueStatement(DeferredRecordsQuery query) {
@@ -177,7 +199,7 @@ public final class JdbcRecordStore implements RecordStore, RecordStatistics, Rec
                 .replace("{limit}", Integer.toString(query.limit()));
         return new BoundStatement(statement, new MapSqlParameterSource("now", dialect.timestampValue(query.now()))
                 .addValue("handlerIds", List.copyOf(query.handlerIds()))
-                .addValue("maxDeferralCutoff", dialect.timestampValue(query.maxDeferralCutoff())));
+                .addValue("maxDeferralCutoff", dialect.timestampValue(query.maxDeferralCutoff())), orderedReadPrelude);
     }
 
     /** FAILED records; rows that cannot be records are left out (see {@link #findFailedRows}). */
@@ -245,8 +267,7 @@ public final class JdbcRecordStore implements RecordStore, RecordStatistics, Rec
         if (limit < 1) {
             throw new IllegalArgumentException("limit must be at least 1 but was " + limit);
         }
-        BoundStatement statement = purgeStatement(partitions, status, createdBefore, limit);
-        return jdbc.update(statement.sql(), statement.parameters());
+        return update(purgeStatement(partitions, status, createdBefore, limit));
     }
 
     BoundStatement purgeStatement(OwnedPartitions partitions, OutboxRecordStatus status, Instant createdBefore,
@@ -254,7 +275,7 @@ public final class JdbcRecordStore implements RecordStore, RecordStatistics, Rec
         String statement = sql.get("record.purge").replace("{partitionFilter}", partitionFilter(partitions))
                 .replace("{limit}", Integer.toString(limit));
         return new BoundStatement(statement, new MapSqlParameterSource("status", status.name())
-                .addValue("createdBefore", dialect.timestampValue(createdBefore)));
+                .addValue("createdBefore", dialect.timestampValue(createdBefore)), orderedReadPrelude);
     }
 
     @Override
@@ -372,8 +393,20 @@ public final class JdbcRecordStore implements RecordStore, RecordStatistics, Rec
                 .addValue("retryCount", retryCount).addValue("lastError", lastError));
     }
 
+    /** Runs a write; its prelude goes first, as in {@link #query}. */
     private int update(BoundStatement statement) {
-        return jdbc.update(statement.sql(), statement.parameters());
+        if (statement.prelude().isEmpty()) {
+            return jdbc.update(statement.sql(), statement.parameters());
+        }
+        return Objects.requireNonNull(jdbc.execute(statement.prelude() + ";\n" + statement.sql(),
+                statement.parameters(), ps -> {
+                    ps.execute();
+                    if (ps.getMoreResults() || ps.getUpdateCount() < 0) {
+                        throw new IllegalStateException("No update count from the statement after its prelude: "
+                                + statement.prelude());
+                    }
+                    return ps.getUpdateCount();
+                }));
     }
 
     @Override

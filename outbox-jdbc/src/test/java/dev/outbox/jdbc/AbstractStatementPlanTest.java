@@ -8,7 +8,6 @@ import dev.outbox.jdbc.dialect.DatabaseDialect;
 import dev.outbox.jdbc.dialect.SqlStatements;
 import dev.outbox.jdbc.testing.TestDatabase;
 import java.sql.Connection;
-import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
@@ -72,8 +71,8 @@ abstract class AbstractStatementPlanTest {
      * The plan, as the database's JSON, of the statement: {@code positionalSql} has JDBC's {@code ?} placeholders,
      * which {@code parameters} fills as the stores' JdbcTemplate does.
      */
-    abstract JsonNode explain(Connection connection, String positionalSql, PreparedStatementSetter parameters,
-            PlanMode mode) throws SQLException;
+    abstract JsonNode explain(Connection connection, String prelude, String positionalSql,
+            PreparedStatementSetter parameters, PlanMode mode) throws SQLException;
 
     /** What is wrong with the plan for this statement in this state: empty when nothing. */
     abstract List<String> violations(JsonNode plan, HotStatements.Hot statement, StatisticsState state);
@@ -129,20 +128,19 @@ abstract class AbstractStatementPlanTest {
                 NamedParameterUtils.buildSqlParameterList(parsed, source))
                 .newPreparedStatementSetter(NamedParameterUtils.buildValueArray(parsed, source, null));
         try (Connection connection = db.dataSource().getConnection()) {
-            return explain(connection, positional, parameters, mode);
+            return explain(connection, statement.statement().prelude(), positional, parameters, mode);
         }
     }
 
-    /** Reads the one-column JSON plan of the EXPLAIN statement given. */
-    static JsonNode readPlan(Connection connection, String explainSql, PreparedStatementSetter parameters)
-            throws SQLException {
-        try (PreparedStatement explain = connection.prepareStatement(explainSql)) {
-            parameters.setValues(explain);
-            try (ResultSet rows = explain.executeQuery()) {
-                assertThat(rows.next()).as("a plan for %s", explainSql).isTrue();
-                return JSON.readTree(rows.getString(1));
-            }
-        }
+    /**
+     * Reads the one-column JSON plan of the EXPLAIN statement given, run after the statement's prelude as the store
+     * runs it (see {@link PreludedQuery}).
+     */
+    static JsonNode readPlan(Connection connection, String prelude, String explainSql,
+            PreparedStatementSetter parameters) throws SQLException {
+        List<String> rows = PreludedQuery.firstColumn(connection, prelude, explainSql, parameters);
+        assertThat(rows).as("a plan for %s", explainSql).hasSize(1);
+        return JSON.readTree(rows.get(0));
     }
 
     static void execute(Connection connection, String... statements) throws SQLException {

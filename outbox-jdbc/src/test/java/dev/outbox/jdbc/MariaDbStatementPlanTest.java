@@ -93,9 +93,9 @@ class MariaDbStatementPlanTest extends AbstractStatementPlanTest {
     }
 
     @Override
-    JsonNode explain(Connection connection, String positionalSql, PreparedStatementSetter parameters,
+    JsonNode explain(Connection connection, String prelude, String positionalSql, PreparedStatementSetter parameters,
             PlanMode mode) throws SQLException {
-        return readPlan(connection, "EXPLAIN FORMAT=JSON " + positionalSql, parameters);
+        return readPlan(connection, prelude, "EXPLAIN FORMAT=JSON " + positionalSql, parameters);
     }
 
     /** A table of the plan is an object with table_name: the table's name or the alias the statement gives it. */

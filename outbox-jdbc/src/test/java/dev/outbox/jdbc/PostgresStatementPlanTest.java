@@ -111,19 +111,20 @@ class PostgresStatementPlanTest extends AbstractStatementPlanTest {
     /**
      * A custom plan is what EXPLAIN of the statement with its values bound shows: the planner takes them as constants,
      * as in the driver's first executions. The generic plan is made without values (so EXECUTE gives it nulls):
-     * the statement is prepared and plan_cache_mode forces the generic plan.
+     * the statement is prepared and plan_cache_mode forces the generic plan. Either is planned after the statement's
+     * prelude, in its implicit transaction, as the store runs it.
      */
     @Override
-    JsonNode explain(Connection connection, String positionalSql, PreparedStatementSetter parameters,
+    JsonNode explain(Connection connection, String prelude, String positionalSql, PreparedStatementSetter parameters,
             PlanMode mode) throws SQLException {
         if (mode == Mode.CUSTOM) {
-            return readPlan(connection, "EXPLAIN (FORMAT JSON) " + positionalSql, parameters);
+            return readPlan(connection, prelude, "EXPLAIN (FORMAT JSON) " + positionalSql, parameters);
         }
         int count = (int) positionalSql.chars().filter(c -> c == '?').count();
         execute(connection, "SET plan_cache_mode = force_generic_plan",
                 "PREPARE hot_statement AS " + numbered(positionalSql));
         try {
-            return readPlan(connection, "EXPLAIN (FORMAT JSON) EXECUTE hot_statement"
+            return readPlan(connection, prelude, "EXPLAIN (FORMAT JSON) EXECUTE hot_statement"
                     + (count == 0 ? "" : "(" + String.join(", ", Collections.nCopies(count, "NULL")) + ")"),
                     statement -> { });
         } finally {
@@ -150,7 +151,9 @@ class PostgresStatementPlanTest extends AbstractStatementPlanTest {
      * without pages, it counts as ten pages, and reading them costs less than any ten index lookups (the generic
      * plan's guess at an array's length), whatever the statement's shape. A plan cached from there reads the table
      * whole (bounded by its size, not by its NEW rows times the batch) until the cache is dropped: by an ANALYZE, or
-     * the connection's end (the pool's maximum lifetime).
+     * the connection's end (the pool's maximum lifetime). A statement that reads records in sequence order up to a
+     * limit (the fetches, the purge) fails when it sorts them: that reads every record that matches, not the first
+     * few (record.orderedRead.prelude keeps the sort out).
      */
     @Override
     List<String> violations(JsonNode plan, HotStatements.Hot statement, StatisticsState state) {
@@ -170,6 +173,13 @@ class PostgresStatementPlanTest extends AbstractStatementPlanTest {
                     && !index.equals("pk_" + table)) {
                 violations.add("reads " + table + " through " + index + " (" + type + "), not by its primary key");
             }
+        }
+        boolean readsInSequenceOrder = statement.name().startsWith("record.find")
+                || statement.name().equals("record.purge");
+        if (readsInSequenceOrder && nodes(plan).anyMatch(node ->
+                node.path("Node Type").asString("").equals("Sort")
+                        && node.path("Sort Key").toString().contains("sequence_no"))) {
+            violations.add("sorts the records by sequence_no: reads every one that matches, not the first few");
         }
         boolean probesByAggregate = nodes(plan).anyMatch(node -> node.path("Index Cond").asString("")
                 .contains("aggregate_id"));
