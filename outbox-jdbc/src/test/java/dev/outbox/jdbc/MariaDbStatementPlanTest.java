@@ -117,6 +117,12 @@ class MariaDbStatementPlanTest extends AbstractStatementPlanTest {
                         + "), not by its primary key");
             }
         }
+        boolean readsInSequenceOrder = statement.name().startsWith("record.find")
+                || statement.name().equals("record.purge");
+        if (readsInSequenceOrder && nodes(plan).anyMatch(node -> node.has("filesort")
+                || node.path("using_filesort").asBoolean(false))) {
+            violations.add("sorts the records (filesort): reads every one that matches, not the first few");
+        }
         return violations;
     }
 }
