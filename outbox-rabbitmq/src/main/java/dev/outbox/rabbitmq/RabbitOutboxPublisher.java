@@ -49,6 +49,8 @@ import org.springframework.amqp.rabbit.connection.ConnectionListener;
  * <p><b>Channels.</b> The publisher opens a channel of its own per exchange on the connection the factory gives
  * ({@link Connection#getDelegate()}), outside the factory's channel cache, puts it in confirm mode and settles its
  * confirms itself on the client's connection thread (see {@link ConfirmingChannel}): no task or thread per confirm.
+ * A {@link #publish} stage therefore completes on that thread, which also reads the connection's other frames: what
+ * depends on it must be quick (the engine only queues the outcome).
  * A channel per exchange, so that an exchange that does not exist (the broker closes the channel) costs a retry to no
  * message of another exchange. A closed channel fails what is pending on it, and the next flush opens another one,
  * on a new connection if the connection is gone. {@link #close()} closes the channels (a Spring bean's destroy method
