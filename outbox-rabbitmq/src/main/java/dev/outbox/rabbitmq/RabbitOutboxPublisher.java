@@ -1,5 +1,6 @@
 package dev.outbox.rabbitmq;
 
+import com.rabbitmq.client.AMQP;
 import dev.outbox.OutboxRecord;
 import dev.outbox.internal.Checks;
 import dev.outbox.publish.OutboxMessageHeaders;
@@ -7,38 +8,35 @@ import dev.outbox.publish.OutboxPublisher;
 import dev.outbox.publish.OutboxRouter;
 import dev.outbox.publish.PublishException;
 import dev.outbox.publish.PublishException.Reason;
+import dev.outbox.rabbitmq.ConfirmingChannel.Outgoing;
+import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.Date;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
-import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeoutException;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.jspecify.annotations.Nullable;
-import org.springframework.amqp.AmqpAuthenticationException;
 import org.springframework.amqp.AmqpException;
-import org.springframework.amqp.core.Message;
-import org.springframework.amqp.core.MessageDeliveryMode;
-import org.springframework.amqp.core.MessageProperties;
-import org.springframework.amqp.core.ReturnedMessage;
 import org.springframework.amqp.rabbit.connection.Connection;
 import org.springframework.amqp.rabbit.connection.ConnectionFactory;
 import org.springframework.amqp.rabbit.connection.ConnectionListener;
-import org.springframework.amqp.rabbit.connection.CorrelationData;
-import org.springframework.amqp.rabbit.core.RabbitTemplate;
 
 /**
- * Publishes records to RabbitMQ with Spring AMQP: one persistent message per record to the exchange and routing key
- * its router names, the payload as body, the {@linkplain OutboxMessageHeaders outbox headers} as AMQP headers, the
- * record id as {@code message-id} and the event type as {@code type}. A record counts as published when the broker
- * confirms it (a correlated publisher confirm) <em>and</em> did not return it: every message is mandatory, so a
- * message no queue is bound for comes back and fails as {@link Reason#UNROUTABLE} instead of vanishing.
+ * Publishes records to RabbitMQ with the RabbitMQ client, on the application's connection: one persistent message per
+ * record to the exchange and routing key its router names, the payload as body, the
+ * {@linkplain OutboxMessageHeaders outbox headers} as AMQP headers, the record id as {@code message-id} and the event
+ * type as {@code type}. A record counts as published when the broker confirms it (a publisher confirm) <em>and</em>
+ * did not return it: every message is mandatory, so a message no queue is bound for comes back and fails as
+ * {@link Reason#UNROUTABLE} instead of vanishing.
  *
  * <p>Errors: an exchange that does not exist is {@link Reason#DESTINATION_NOT_FOUND}, a refused permission
  * {@link Reason#NOT_AUTHORIZED}, a message over the broker's {@code max_message_size} {@link Reason#TOO_LARGE} (the
@@ -48,49 +46,62 @@ import org.springframework.amqp.rabbit.core.RabbitTemplate;
  * {@code x-overflow=reject-publish}, say) is a retryable {@link Reason#REJECTED}, and a connection that is down or
  * breaks before the confirm a retryable {@link Reason#CONNECTION}.
  *
+ * <p><b>Channels.</b> The publisher opens a channel of its own per exchange on the connection the factory gives
+ * ({@link Connection#getDelegate()}), outside the factory's channel cache, puts it in confirm mode and settles its
+ * confirms itself on the client's connection thread (see {@link ConfirmingChannel}): no task or thread per confirm.
+ * A {@link #publish} stage therefore completes on that thread, which also reads the connection's other frames: what
+ * depends on it must be quick (the engine only queues the outcome).
+ * A channel per exchange, so that an exchange that does not exist (the broker closes the channel) costs a retry to no
+ * message of another exchange. A closed channel fails what is pending on it, and the next flush opens another one,
+ * on a new connection if the connection is gone. {@link #close()} closes the channels (a Spring bean's destroy method
+ * does, by inference); the connection factory is the application's, and this publisher never closes it.
+ *
  * <p><b>Sends that would block.</b> A broker short of memory or disk (a resource alarm) blocks the connections that
  * publish: it stops reading from them, and a send then waits in the socket's write, which the RabbitMQ client does not
  * time out. So while the broker says the connection is blocked ({@code connection.blocked}), a record is not sent: it
  * fails at once as a retryable {@link Reason#REJECTED}, and no engine worker waits. The alarm is the broker's, so it
  * stops every destination alike. {@link #publish} only builds the message; {@link #flush()} sends the thread's burst
- * on one channel per exchange, in order, and waits only to open a channel when the cache has none free (one round
- * trip, or the factory's {@code channelCheckoutTimeout} when it limits the channels); a message sent but never
- * confirmed is bounded by the {@linkplain Builder#acknowledgementTimeout acknowledgement timeout}, and holds no worker.
- * A record's tracing span ({@code outbox.record.process}) therefore runs from its {@code publish} call until the flush
- * of its burst returned: it covers the send, not the wait for the confirm (see
- * {@link dev.outbox.spi.OutboxObservation#observePublish}).
+ * on the channel of each exchange, in order, and waits only to open that channel when it is not open (one round trip)
+ * or while another thread sends on it; a message sent but never confirmed is bounded by the
+ * {@linkplain Builder#acknowledgementTimeout acknowledgement timeout}, and holds no worker. A record's tracing span
+ * ({@code outbox.record.process}) therefore runs from its {@code publish} call until the flush of its burst returned:
+ * it covers the send, not the wait for the confirm (see {@link dev.outbox.spi.OutboxObservation#observePublish}).
  *
- * <p>The connection factory must have correlated publisher confirms and returns switched on
- * ({@code spring.rabbitmq.publisher-confirm-type=correlated}, {@code spring.rabbitmq.publisher-returns=true}); the
- * builder refuses one without. Immutable and thread-safe; the connection factory is the application's: this publisher
- * never closes it.
+ * <p>Any connection factory will do: the publisher needs neither Spring AMQP's publisher confirms nor its returns
+ * ({@code spring.rabbitmq.publisher-confirm-type}, {@code spring.rabbitmq.publisher-returns}), which configure only
+ * the factory's own cached channels. Thread-safe.
  */
-public final class RabbitOutboxPublisher implements OutboxPublisher {
+public final class RabbitOutboxPublisher implements OutboxPublisher, AutoCloseable {
 
     private static final String NOT_FOUND = "reply-code=404";
     private static final String ACCESS_REFUSED = "reply-code=403";
     private static final String PRECONDITION_FAILED = "reply-code=406";
     private static final long NO_SIZE_LIMIT = Long.MAX_VALUE;
+    private static final int PERSISTENT = 2;
     private static final Pattern MAX_SIZE = Pattern.compile("larger than configured max size (\\d+)");
 
-    private final RabbitTemplate template;
+    private final ConnectionFactory connectionFactory;
     private final OutboxRouter<RabbitDestination> router;
     private final OutboxMessageHeaders headers;
     private final Duration acknowledgementTimeout;
     private final long maxMessageSize;
-    private final AtomicLong sends = new AtomicLong();
+    /** A channel per exchange published to: long-lived, so exchanges are expected to be few (as routes are). */
+    private final Map<String, ConfirmingChannel> channels = new ConcurrentHashMap<>();
+    private final Object connecting = new Object();
     /** The messages this thread published since its last {@link #flush()}. */
     private final ThreadLocal<List<Outgoing>> burst = ThreadLocal.withInitial(ArrayList::new);
     /** Why the broker blocked the connection (an alarm: memory or disk), or null while it takes messages. */
     private volatile @Nullable String blockedBecause;
+    /** The factory's connection the channels are on; under {@link #connecting}. */
+    private @Nullable Connection connection;
+    private volatile boolean closed;
 
     private RabbitOutboxPublisher(Builder builder) {
         this.router = Objects.requireNonNull(builder.router, "router");
         this.headers = builder.headers;
         this.acknowledgementTimeout = builder.acknowledgementTimeout;
         this.maxMessageSize = builder.maxMessageSize;
-        this.template = new RabbitTemplate(builder.connectionFactory);
-        this.template.setMandatory(true);
+        this.connectionFactory = builder.connectionFactory;
         // called at once for a connection that exists already, then for every new one
         builder.connectionFactory.addConnectionListener(new ConnectionListener() {
             @Override
@@ -112,10 +123,8 @@ public final class RabbitOutboxPublisher implements OutboxPublisher {
         String routingKey = destination.routingKey() == null ? record.getEventType() : destination.routingKey();
         String where = "record " + record.getId() + " to RabbitMQ exchange '" + destination.exchange()
                 + "' with routing key '" + routingKey + "': ";
-        // unique per send: a re-send of the record must not meet the confirm of an earlier attempt
-        CorrelationData correlation = new CorrelationData(record.getId() + "#" + sends.incrementAndGet());
-        Message message = message(record);
-        long size = message.getBody().length;
+        byte[] body = record.getPayload().getBytes(StandardCharsets.UTF_8);
+        long size = body.length;
         if (size > maxMessageSize) {
             throw new PublishException(Reason.TOO_LARGE, where + size + " bytes, over the broker's max_message_size of "
                     + maxMessageSize + " bytes this publisher was given: not sent");
@@ -126,30 +135,15 @@ public final class RabbitOutboxPublisher implements OutboxPublisher {
             throw new PublishException(Reason.REJECTED, where + "not sent: the broker blocked the connection ("
                     + blocked + ") until its alarm clears");
         }
-        Outgoing outgoing = new Outgoing(destination.exchange(), routingKey, message, correlation, where, size);
+        Outgoing outgoing = new Outgoing(destination.exchange(), routingKey, properties(record), body, where);
         burst.get().add(outgoing);
-        return outgoing.sent.thenCompose(sent -> correlation.getFuture()).thenCompose(confirm -> {
-            ReturnedMessage returned = correlation.getReturned();
-            if (confirm.ack() && returned == null) {
-                return CompletableFuture.completedFuture(confirm);
-            }
-            if (returned != null) {
-                return CompletableFuture.failedFuture(new PublishException(Reason.UNROUTABLE, where
-                        + "returned by the broker, " + returned.getReplyCode() + " " + returned.getReplyText()
-                        + ": no queue is bound for the routing key"));
-            }
-            return CompletableFuture.failedFuture(confirm.reason() == null
-                    ? new PublishException(Reason.REJECTED, where + "negatively acknowledged by the broker")
-                    : translate(where, destination.exchange(), size, confirm.reason(), null));
-        });
+        return outgoing.confirmed;
     }
 
     /**
-     * Sends the messages this thread's {@link #publish} calls buffered, in the order published, on one channel per
-     * exchange. Spring AMQP keeps a channel with messages unconfirmed out of its cache until they are confirmed (a
-     * thread of its own waits for them): a channel per message opened a channel, and closed one, for most messages
-     * once more were in flight than the cache holds. A channel per exchange, so that an exchange that does not exist
-     * (the broker closes the channel) costs a retry to no message of another exchange.
+     * Sends the messages this thread's {@link #publish} calls buffered, in the order published, on the channel of
+     * each exchange. Threads that flush to different exchanges send in parallel; to the same exchange, one after
+     * the other (a channel's publish sequence numbers must match the order of its sends).
      */
     @Override
     public void flush() {
@@ -160,35 +154,60 @@ public final class RabbitOutboxPublisher implements OutboxPublisher {
         Map<String, List<Outgoing>> byExchange = new LinkedHashMap<>();
         outgoing.forEach(message -> byExchange.computeIfAbsent(message.exchange, e -> new ArrayList<>()).add(message));
         outgoing.clear();
-        byExchange.values().forEach(this::sendOnOneChannel);
+        byExchange.forEach((exchange, sending) -> channelOf(exchange).send(sending));
     }
 
-    private void sendOnOneChannel(List<Outgoing> sending) {
-        try {
-            template.invoke(operations -> {
-                sending.forEach(this::send);
-                return null;
-            });
-        } catch (AmqpException e) { // no channel: nothing was sent
-            sending.forEach(message -> message.sent.completeExceptionally(new PublishException(Reason.CONNECTION,
-                    message.where + describe(e), e)));
-        } finally {
-            sending.forEach(message -> message.sent.completeExceptionally(new PublishException(Reason.CONNECTION,
-                    message.where + "not sent")));
+    private ConfirmingChannel channelOf(String exchange) {
+        ConfirmingChannel channel = channels.get(exchange);
+        if (channel != null) {
+            return channel;
+        }
+        channel = channels.computeIfAbsent(exchange, name -> new ConfirmingChannel(name, this::rabbitConnection));
+        if (closed) {
+            channel.close(); // a flush racing close() must not leave a channel open
+        }
+        return channel;
+    }
+
+    /**
+     * The client connection the channels are opened on. Spring AMQP opens its connection again when a channel is
+     * asked of a connection that broke (its {@code createConnection()} returns the broken one until then), so a
+     * channel of the factory's own is taken and handed back to its cache first.
+     */
+    private com.rabbitmq.client.Connection rabbitConnection() {
+        synchronized (connecting) {
+            Connection held = connection;
+            if (held == null || !held.isOpen()) {
+                if (held != null) {
+                    held.close(); // hands a broken connection back to a factory that caches connections
+                }
+                held = connectionFactory.createConnection();
+                connection = held;
+            }
+            if (!held.isOpen()) {
+                try {
+                    held.createChannel(false).close();
+                } catch (IOException | TimeoutException e) {
+                    throw new AmqpException("cannot open the connection again: " + describe(e), e);
+                }
+            }
+            return held.getDelegate();
         }
     }
 
-    /** On the channel {@link #flush()} holds. */
-    private void send(Outgoing outgoing) {
-        try {
-            template.send(outgoing.exchange, outgoing.routingKey, outgoing.message, outgoing.correlation);
-            outgoing.sent.complete(null);
-        } catch (AmqpAuthenticationException e) {
-            outgoing.sent.completeExceptionally(new PublishException(Reason.NOT_AUTHORIZED,
-                    outgoing.where + e.getMessage(), e));
-        } catch (AmqpException e) {
-            outgoing.sent.completeExceptionally(translate(outgoing.where, outgoing.exchange, outgoing.size,
-                    describe(e), e));
+    /**
+     * Closes the channels this publisher opened; a message they had not confirmed fails as a retryable
+     * {@link Reason#CONNECTION}, and a later flush fails its messages so. The connection stays the factory's.
+     */
+    @Override
+    public void close() {
+        closed = true;
+        channels.values().forEach(ConfirmingChannel::close);
+        synchronized (connecting) {
+            if (connection != null) {
+                connection.close(); // back to the factory: a no-op for its shared connection
+                connection = null;
+            }
         }
     }
 
@@ -204,16 +223,16 @@ public final class RabbitOutboxPublisher implements OutboxPublisher {
                 + "}";
     }
 
-    private Message message(OutboxRecord record) {
-        MessageProperties properties = new MessageProperties();
-        headers.of(record).forEach(properties::setHeader);
-        properties.setMessageId(record.getId());
-        properties.setType(record.getEventType());
-        properties.setContentType(headers.contentType());
-        properties.setContentEncoding(StandardCharsets.UTF_8.name());
-        properties.setTimestamp(Date.from(record.getCreatedAt()));
-        properties.setDeliveryMode(MessageDeliveryMode.PERSISTENT);
-        return new Message(record.getPayload().getBytes(StandardCharsets.UTF_8), properties);
+    private AMQP.BasicProperties properties(OutboxRecord record) {
+        return new AMQP.BasicProperties.Builder()
+                .headers(Collections.unmodifiableMap(headers.of(record)))
+                .messageId(record.getId())
+                .type(record.getEventType())
+                .contentType(headers.contentType())
+                .contentEncoding(StandardCharsets.UTF_8.name())
+                .timestamp(Date.from(record.getCreatedAt()))
+                .deliveryMode(PERSISTENT)
+                .build();
     }
 
     /**
@@ -239,22 +258,13 @@ public final class RabbitOutboxPublisher implements OutboxPublisher {
         return new PublishException(Reason.CONNECTION, where + failure, cause);
     }
 
-    /** The exception and its root cause: Spring AMQP's own message is often only the cause's class name. */
-    private static String describe(Throwable failure) {
+    /** The exception and its root cause: a wrapper's own message is often only the cause's class name. */
+    static String describe(Throwable failure) {
         Throwable root = failure;
         while (root.getCause() != null && root.getCause() != root) {
             root = root.getCause();
         }
         return root == failure ? String.valueOf(failure.getMessage()) : failure.getMessage() + " (" + root + ")";
-    }
-
-    /** A message published and not yet sent: {@code sent} completes when it was, or failed to be. */
-    private record Outgoing(String exchange, String routingKey, Message message, CorrelationData correlation,
-            String where, long size, CompletableFuture<@Nullable Void> sent) {
-        Outgoing(String exchange, String routingKey, Message message, CorrelationData correlation, String where,
-                long size) {
-            this(exchange, routingKey, message, correlation, where, size, new CompletableFuture<>());
-        }
     }
 
     /** Not thread-safe. */
@@ -300,22 +310,11 @@ public final class RabbitOutboxPublisher implements OutboxPublisher {
             return this;
         }
 
-        /**
-         * @throws IllegalArgumentException without a router, or when the connection factory does not have correlated
-         *     publisher confirms and returns: without them a record could not wait for the broker's verdict
-         */
+        /** @throws IllegalArgumentException without a router */
         public RabbitOutboxPublisher build() {
             if (router == null) {
                 throw new IllegalArgumentException(
                         "router is required: where records go (an exchange and routing key per event type)");
-            }
-            if (!connectionFactory.isPublisherConfirms() || !connectionFactory.isPublisherReturns()) {
-                throw new IllegalArgumentException("the connection factory must have correlated publisher confirms "
-                        + "and returns (publisherConfirms=" + connectionFactory.isPublisherConfirms()
-                        + ", publisherReturns=" + connectionFactory.isPublisherReturns() + "): set "
-                        + "spring.rabbitmq.publisher-confirm-type=correlated and "
-                        + "spring.rabbitmq.publisher-returns=true, or "
-                        + "CachingConnectionFactory.setPublisherConfirmType(CORRELATED) and setPublisherReturns(true)");
             }
             return new RabbitOutboxPublisher(this);
         }

@@ -53,12 +53,13 @@ final class RabbitTestBroker implements AutoCloseable {
         return uri.getPort();
     }
 
-    /** A connection factory as the publisher needs it: correlated confirms and returns, to {@code port} if given. */
+    /**
+     * A connection factory as Spring Boot makes one by default, to {@code port} if given: without Spring AMQP's
+     * publisher confirms and returns, which the publisher does not need (its channels are its own).
+     */
     CachingConnectionFactory publisherConnection(int port) {
         CachingConnectionFactory factory = new CachingConnectionFactory(uri);
         factory.setPort(port);
-        factory.setPublisherConfirmType(CachingConnectionFactory.ConfirmType.CORRELATED);
-        factory.setPublisherReturns(true);
         factory.setConnectionNameStrategy(connectionFactory -> "outbox-rabbitmq-test");
         return factory;
     }
@@ -127,6 +128,12 @@ final class RabbitTestBroker implements AutoCloseable {
         admin.declareExchange(new TopicExchange(name, true, false));
         exchanges.add(name);
         return name;
+    }
+
+    /** A topic exchange named {@code name}, which the test made unique (deleted by {@link #close()}). */
+    void declareExchangeNamed(String name) {
+        admin.declareExchange(new TopicExchange(name, true, false));
+        exchanges.add(name);
     }
 
     /** A durable queue of this test's own, bound to {@code exchange} with {@code bindingKey}; returns its name. */

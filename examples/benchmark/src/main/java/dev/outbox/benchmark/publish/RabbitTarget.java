@@ -48,7 +48,6 @@ public final class RabbitTarget implements BenchTarget {
                 : uri.getUserInfo().split(":", 2);
         return List.of("spring.rabbitmq.host=" + uri.getHost(), "spring.rabbitmq.port=" + uri.getPort(),
                 "spring.rabbitmq.username=" + credentials[0], "spring.rabbitmq.password=" + credentials[1],
-                "spring.rabbitmq.publisher-confirm-type=correlated", "spring.rabbitmq.publisher-returns=true",
                 "outbox.rabbitmq.enabled=true", "outbox.rabbitmq.default-destination.exchange=" + exchange);
     }
 

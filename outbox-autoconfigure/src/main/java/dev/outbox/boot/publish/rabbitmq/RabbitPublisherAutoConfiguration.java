@@ -19,9 +19,10 @@ import org.springframework.context.annotation.Bean;
 
 /**
  * The RabbitMQ publisher, registered as a handler, when {@code outbox-rabbitmq} is on the class path and
- * {@code outbox.rabbitmq.enabled=true}. It publishes through the application's {@link ConnectionFactory} (Spring
- * Boot's, from {@code spring.rabbitmq.*}), which must have correlated confirms and returns: the startup fails naming
- * the two properties otherwise. Each bean backs off when the application defines its own: the
+ * {@code outbox.rabbitmq.enabled=true}. It publishes on channels of its own, with confirms and returns of its own, on
+ * the connection of the application's {@link ConnectionFactory} (Spring Boot's, from {@code spring.rabbitmq.*}, as it
+ * is: {@code spring.rabbitmq.publisher-confirm-type} and {@code publisher-returns} do not matter to it), and closes
+ * those channels when the context closes (the bean's inferred destroy method, {@code close()}). Each bean backs off when the application defines its own: the
  * {@link RabbitDestinationRouter} (instead of {@code outbox.rabbitmq.routes}), the {@link RabbitOutboxPublisher}
  * (on a connection factory of its own, say), or the registration ({@code rabbitPublisherRegistration}).
  */
