@@ -3,6 +3,7 @@ package dev.outbox.jdbc;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.outbox.OutboxRecord;
+import dev.outbox.OutboxRecordStatus;
 import dev.outbox.jdbc.dialect.DatabaseDialect;
 import dev.outbox.jdbc.dialect.SqlStatements;
 import dev.outbox.jdbc.testing.TestDatabase;
@@ -26,6 +27,7 @@ import org.junit.jupiter.api.Test;
 import org.springframework.jdbc.core.namedparam.MapSqlParameterSource;
 import org.springframework.jdbc.core.namedparam.NamedParameterUtils;
 import org.springframework.jdbc.core.namedparam.ParsedSql;
+import org.springframework.jdbc.datasource.SingleConnectionDataSource;
 
 /**
  * The due-record query reads open rows only, however many COMPLETED rows sit before them, even while the planner's
@@ -213,6 +215,27 @@ class PostgresDueQueryPlanTest {
                         .isLessThanOrEqualTo(MAX_UNPROBED_BUFFERS);
                 List<Long> sequences = store.findDue(query).records().stream().map(OutboxRecord::getSequence).toList();
                 assertThat(sequences).hasSize(LIMIT).isSorted();
+            }
+        }
+    }
+
+    /** The prelude's setting ends with the fetch: the connection goes back to the pool as it came. */
+    @Test
+    void theFetchLeavesTheSessionsSettingsAsTheyWere() throws Exception {
+        try (TestDatabase db = TestDatabase.create(TestDatabase.Kind.POSTGRES)) {
+            OutboxSchemaInitializer.apply(db.dataSource());
+            try (Connection connection = db.dataSource().getConnection()) {
+                SingleConnectionDataSource single = new SingleConnectionDataSource(connection, true);
+                JdbcRecordStore store = new JdbcRecordStore(single, DatabaseDialect.detect(single));
+
+                store.findDue(new DueRecordsQuery(OwnedPartitions.all(), Instant.now(), LIMIT, true));
+                store.purge(OwnedPartitions.all(), OutboxRecordStatus.COMPLETED, Instant.now(), LIMIT);
+
+                try (Statement statement = connection.createStatement();
+                        ResultSet setting = statement.executeQuery("SHOW enable_sort")) {
+                    assertThat(setting.next()).isTrue();
+                    assertThat(setting.getString(1)).isEqualTo("on");
+                }
             }
         }
     }
