@@ -141,7 +141,7 @@ final class PublisherBenchmark {
         Map<String, Object> result = new LinkedHashMap<>();
 
         // Warm-up: the same work first, so that the measurement does not time the JIT compiler. As many records as
-        // the drain by default: after a fifth, the compiler's threads still used 1.6-2.6 CPU-seconds (of 2 cores)
+        // the drain by default: after a fifth, the compiler's threads still used 1.8-2.7 CPU-seconds (of 2 cores)
         // in a 3-5-s Kafka drain, compiling the in-JVM broker's and the producer's code, run per request.
         int warmup = options.warmupRecords();
         write(target, database, options, warmup);
