@@ -148,7 +148,7 @@ class BenchmarkSmokeTest {
             assertThat(measured.path("withoutAcknowledgement").asInt()).as(name).isZero();
             if (!name.equals("noop")) {
                 JsonNode readBack = measured.path("readBack");
-                assertThat(readBack.path("written").asInt()).as(name + ": warm-up, drain, latency").isEqualTo(1300);
+                assertThat(readBack.path("written").asInt()).as(name + ": warm-up, drain, latency").isEqualTo(2100);
                 assertThat(readBack.path("missing").asInt()).as(name + " missing").isZero();
                 assertThat(readBack.path("unknown").asInt()).as(name + " unknown").isZero();
                 assertThat(readBack.path("aggregatesOutOfOrder").asInt()).as(name + " out of order").isZero();
