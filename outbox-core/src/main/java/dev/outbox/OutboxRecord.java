@@ -88,6 +88,30 @@ public final class OutboxRecord {
         this.headers = b.headers.isEmpty() ? Map.of() : Collections.unmodifiableMap(new LinkedHashMap<>(b.headers));
     }
 
+    /**
+     * A copy under another epoch: every record delivered under a fence is one, so its fields, checked already, are
+     * taken as they are rather than checked and copied again through a builder.
+     */
+    private OutboxRecord(OutboxRecord record, long epoch) {
+        this.id = record.id;
+        this.aggregateId = record.aggregateId;
+        this.eventType = record.eventType;
+        this.payload = record.payload;
+        this.partition = record.partition;
+        this.createdAt = record.createdAt;
+        this.status = record.status;
+        this.completedAt = record.completedAt;
+        this.retryCount = record.retryCount;
+        this.nextRetryAt = record.nextRetryAt;
+        this.sequence = record.sequence;
+        this.lastError = record.lastError;
+        this.traceContext = record.traceContext;
+        this.handlerId = record.handlerId;
+        this.firstDeferredAt = record.firstDeferredAt;
+        this.epoch = epoch;
+        this.headers = record.headers;
+    }
+
     /** Starts a new record. */
     public static Builder builder() {
         return new Builder();
@@ -213,7 +237,10 @@ public final class OutboxRecord {
 
     /** This record as delivered under the given partition epoch. */
     public OutboxRecord withEpoch(long epoch) {
-        return epoch == this.epoch ? this : toBuilder().epoch(epoch).build();
+        if (epoch < 0) {
+            throw new IllegalArgumentException("epoch must be >= 0 but was " + epoch);
+        }
+        return epoch == this.epoch ? this : new OutboxRecord(this, epoch);
     }
 
     /**

@@ -77,6 +77,9 @@ public final class RecordHeaders {
      * @since 0.1.0
      */
     public static Map<String, String> decodeStrictly(@Nullable String stored) {
+        if (stored == null || stored.isEmpty()) {
+            return Map.of(); // most records have no headers: no map to make for each one read
+        }
         return Collections.unmodifiableMap(FormPairs.decodeStrictly(stored));
     }
 }

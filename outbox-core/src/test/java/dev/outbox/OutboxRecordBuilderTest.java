@@ -575,4 +575,22 @@ class OutboxRecordBuilderTest {
                     .hasMessageContaining("the name 'bad name'");
         }
     }
+
+    @Test
+    void withEpochKeepsEveryOtherFieldAndRefusesANegativeEpoch() {
+        OutboxRecord record = OutboxRecord.restore().id("r-1").sequence(42L).status(OutboxRecordStatus.NEW)
+                .aggregateId("order-1").eventType("OrderPlaced").payload("{}").createdAt(clock.instant())
+                .completedAt(clock.instant().plusSeconds(1)).retryCount(2).nextRetryAt(clock.instant().plusSeconds(5))
+                .lastError("boom").traceContext("00-trace").handlerId("h").headers(Map.of("tenant", "t-1"))
+                .firstDeferredAt(clock.instant().minusSeconds(3)).epoch(1).build();
+
+        OutboxRecord delivered = record.withEpoch(7);
+
+        assertThat(delivered.getEpoch()).isEqualTo(7);
+        assertThat(delivered).usingRecursiveComparison().ignoringFields("epoch").isEqualTo(record);
+        assertThat(record.getEpoch()).as("the original is unchanged").isEqualTo(1);
+        assertThat(record.withEpoch(1)).isSameAs(record);
+        assertThatThrownBy(() -> record.withEpoch(-1)).isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("epoch must be >= 0 but was -1");
+    }
 }

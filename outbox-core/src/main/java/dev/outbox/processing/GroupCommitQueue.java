@@ -1,12 +1,14 @@
 package dev.outbox.processing;
 
 import dev.outbox.internal.DaemonThreads;
+import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
 import java.util.function.ToIntFunction;
 import org.slf4j.Logger;
@@ -16,6 +18,10 @@ import org.slf4j.LoggerFactory;
  * Collects items from many threads and hands them, in arrival order, to one writer thread in groups: whatever arrived
  * while the previous group was being written, up to {@code maxWeight}. Under load a write carries many items; when
  * idle each item is written alone, at once. This is how a database commits many transactions with one flush.
+ *
+ * <p>A writer that finds items while {@code moreComing} says others are about to arrive (the rest of a dispatch, still
+ * on the workers) lingers for them, up to {@code linger}: otherwise the first item of a burst is written alone, and
+ * every burst costs two writes instead of one.
  */
 final class GroupCommitQueue<T> {
 
@@ -24,10 +30,14 @@ final class GroupCommitQueue<T> {
     private final Consumer<List<T>> writer;
     private final ToIntFunction<T> weight;
     private final int maxWeight;
+    private final BooleanSupplier moreComing;
+    private final long lingerNanos;
     private final ReentrantLock lock = new ReentrantLock();
     private final Condition changed = lock.newCondition();
     private final ArrayDeque<T> queue = new ArrayDeque<>();
     private final Thread thread;
+    /** The weight of the items queued, under the lock. */
+    private int queuedWeight;
     private boolean writing;
     private boolean closed;
 
@@ -37,9 +47,21 @@ final class GroupCommitQueue<T> {
      * @param maxWeight a group stops growing at this weight; an item heavier than this is a group of its own
      */
     GroupCommitQueue(String threadName, Consumer<List<T>> writer, ToIntFunction<T> weight, int maxWeight) {
+        this(threadName, writer, weight, maxWeight, () -> false, Duration.ZERO);
+    }
+
+    /**
+     * @param moreComing asked under the queue's lock (so it must not wait for a thread that adds items): whether items
+     *     are about to be added; an {@link #add} or {@link #nudge} makes the writer ask again
+     * @param linger how long the writer waits at most for them before it writes what it has
+     */
+    GroupCommitQueue(String threadName, Consumer<List<T>> writer, ToIntFunction<T> weight, int maxWeight,
+            BooleanSupplier moreComing, Duration linger) {
         this.writer = writer;
         this.weight = weight;
         this.maxWeight = maxWeight;
+        this.moreComing = moreComing;
+        this.lingerNanos = linger.toNanos();
         this.thread = DaemonThreads.start(threadName, this::run);
     }
 
@@ -49,6 +71,7 @@ final class GroupCommitQueue<T> {
         try {
             if (!closed) {
                 queue.add(item);
+                queuedWeight += weight.applyAsInt(item);
                 changed.signalAll();
                 return;
             }
@@ -56,6 +79,16 @@ final class GroupCommitQueue<T> {
             lock.unlock();
         }
         writeSafely(List.of(item));
+    }
+
+    /** What {@code moreComing} says may have changed: a lingering writer asks again. */
+    void nudge() {
+        lock.lock();
+        try {
+            changed.signalAll();
+        } finally {
+            lock.unlock();
+        }
     }
 
     /** Whether items are queued or being written. */
@@ -111,6 +144,12 @@ final class GroupCommitQueue<T> {
             while (queue.isEmpty() && !closed) {
                 changed.await(1, TimeUnit.MINUTES);
             }
+            long lingerEnd = System.nanoTime() + lingerNanos;
+            long lingerLeft;
+            while ((lingerLeft = lingerEnd - System.nanoTime()) > 0 && !closed && queuedWeight < maxWeight
+                    && moreComing.getAsBoolean()) {
+                changed.awaitNanos(lingerLeft);
+            }
             List<T> group = new ArrayList<>();
             int groupWeight = 0;
             while (!queue.isEmpty()) {
@@ -121,6 +160,7 @@ final class GroupCommitQueue<T> {
                 group.add(queue.poll());
                 groupWeight += next;
             }
+            queuedWeight -= groupWeight;
             writing = !group.isEmpty();
             return group;
         } catch (InterruptedException e) {
@@ -128,6 +168,7 @@ final class GroupCommitQueue<T> {
             closed = true;
             List<T> rest = new ArrayList<>(queue);
             queue.clear();
+            queuedWeight = 0;
             writing = !rest.isEmpty();
             return rest;
         } finally {

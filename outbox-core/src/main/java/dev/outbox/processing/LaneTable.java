@@ -103,20 +103,54 @@ final class LaneTable {
         }
         lock.lock();
         try {
-            inHand.remove(work.lane);
-            if (releasedDuringFetch != null) {
-                releasedDuringFetch.add(work.lane);
-            }
-            recordsInHand -= work.deliveries.size();
-            if (work.waiting) {
-                recordsWaiting -= work.deliveries.size();
-            }
+            remove(work);
         } finally {
             lock.unlock();
         }
+        afterRemoval(work);
+        onRelease.run();
+    }
+
+    /**
+     * {@link #release} of many lanes at once, as a group commit stores them: the lock is taken once and
+     * {@code onRelease} told once, so that the poll loop wakes once per group rather than once per lane.
+     */
+    void releaseAll(List<LaneWork> works) {
+        List<LaneWork> releasing = new ArrayList<>(works.size());
+        for (LaneWork work : works) {
+            if (work.released.compareAndSet(false, true)) {
+                releasing.add(work);
+            }
+        }
+        if (releasing.isEmpty()) {
+            return;
+        }
+        lock.lock();
+        try {
+            releasing.forEach(this::remove);
+        } finally {
+            lock.unlock();
+        }
+        releasing.forEach(this::afterRemoval);
+        onRelease.run();
+    }
+
+    /** Under the lock: the lane leaves the table. */
+    private void remove(LaneWork work) {
+        inHand.remove(work.lane);
+        if (releasedDuringFetch != null) {
+            releasedDuringFetch.add(work.lane);
+        }
+        recordsInHand -= work.deliveries.size();
+        if (work.waiting) {
+            recordsWaiting -= work.deliveries.size();
+        }
+    }
+
+    /** Outside the lock, before {@code onRelease}: the coordinator's count, then whoever waits for the lane. */
+    private void afterRemoval(LaneWork work) {
         lanesByPartition.decrementAndGet(work.partition);
         work.handled.complete(work.calls);
-        onRelease.run();
     }
 
     /**

@@ -52,7 +52,7 @@ public final class OutboxProcessor implements AutoCloseable, WakeUpSource.Target
     private final Clock clock;
     private final String description;
     private final Waiter waiter = new Waiter();
-    private final LaneTable lanes = new LaneTable(waiter::released);
+    private final LaneTable lanes = new LaneTable(this::laneReleased);
     private final WorkerPool workers;
     private final OutcomeWriter outcomes;
     private final LaneWorker worker;
@@ -254,6 +254,12 @@ public final class OutboxProcessor implements AutoCloseable, WakeUpSource.Target
             }
         }
         publishingWorker.abandonWaiting();
+    }
+
+    /** After every release of lanes: the poll loop may fetch, and the completion writer need wait no longer. */
+    private void laneReleased() {
+        waiter.released();
+        outcomes.laneReleased();
     }
 
     /** Thread.join(0) waits forever: a zero, negative or sub-millisecond timeout waits one millisecond instead. */

@@ -17,6 +17,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -27,7 +28,9 @@ import org.slf4j.LoggerFactory;
  * <p><b>Group commit.</b> Completions go through a {@link GroupCommitQueue}: one writer thread stores the completions
  * of every lane handled meanwhile in one statement and one transaction (or deletes the rows, with
  * {@code delete-completed-records}), and only then releases those lanes. Failures are stored by the lane's worker at
- * once, after the completions ahead of them.
+ * once, after the completions ahead of them. While other lanes in hand are still being worked (the rest of a dispatch,
+ * say), the writer waits up to {@link #COMPLETION_LINGER} for their completions: a fetch's lanes, finished within a
+ * moment of each other, are then stored in one write rather than in a write of the first and one of the others.
  *
  * <p><b>Refused writes.</b> A write the store refuses (the partition's fence moved, or someone else changed the row)
  * leaves the record to whoever owns it now: the ownership is told the partition was lost, and the listener counts it.
@@ -36,6 +39,8 @@ final class OutcomeWriter implements AutoCloseable {
 
     private static final Logger log = LoggerFactory.getLogger(OutcomeWriter.class);
     private static final int MAX_COMPLETIONS_PER_WRITE = 1000;
+    /** The longest a completion waits for those of lanes still being worked, to be stored with them. */
+    static final Duration COMPLETION_LINGER = Duration.ofMillis(1);
 
     private final RecordStore store;
     private final PartitionOwnership ownership;
@@ -47,11 +52,20 @@ final class OutcomeWriter implements AutoCloseable {
     private final Duration closeTimeout;
     /** The handler ids (and, for records addressed to none, event types) whose deferral was logged at WARN. */
     private final Set<String> deferralsLogged = ConcurrentHashMap.newKeySet();
-    private @Nullable GroupCommitQueue<LaneWork> completions;
+    private final Duration linger;
+    /** Created under this object's lock; read without it by {@link #laneReleased()}. */
+    private volatile @Nullable GroupCommitQueue<LaneWork> completions;
+    /** Records of the lanes handed to the completion queue and not yet released: no longer being worked. */
+    private final AtomicInteger recordsHandedOver = new AtomicInteger();
     private boolean closed;
 
     OutcomeWriter(RecordStore store, PartitionOwnership ownership, OutboxListener listener, Clock clock,
             ProcessingOptions options, LaneTable lanes) {
+        this(store, ownership, listener, clock, options, lanes, COMPLETION_LINGER);
+    }
+
+    OutcomeWriter(RecordStore store, PartitionOwnership ownership, OutboxListener listener, Clock clock,
+            ProcessingOptions options, LaneTable lanes, Duration linger) {
         this.store = store;
         this.ownership = ownership;
         this.listener = listener;
@@ -60,6 +74,7 @@ final class OutcomeWriter implements AutoCloseable {
         this.stopOnFirstFailure = options.stopOnFirstFailure();
         this.lanes = lanes;
         this.closeTimeout = options.shutdownTimeout();
+        this.linger = linger;
     }
 
     /** Stores the lane's completions with other lanes' on the writer thread, then releases the lane. */
@@ -68,7 +83,19 @@ final class OutcomeWriter implements AutoCloseable {
         if (queue == null) {
             completeAll(List.of(work)); // closed before any completion: store it here
         } else {
+            recordsHandedOver.addAndGet(work.deliveries.size()); // the queue's writer counts it back
             queue.add(work);
+        }
+    }
+
+    /**
+     * A lane was released, perhaps without completions (a failure, a stop): a writer waiting for the lanes being
+     * worked asks again rather than at the end of its linger.
+     */
+    void laneReleased() {
+        GroupCommitQueue<LaneWork> queue = completions;
+        if (queue != null) {
+            queue.nudge();
         }
     }
 
@@ -178,7 +205,20 @@ final class OutcomeWriter implements AutoCloseable {
             log.warn("Outbox processor: could not store {} completion(s) of {} lane(s); the records will be "
                     + "processed again", done.size(), group.size(), e);
         } finally {
-            group.forEach(lanes::release);
+            lanes.releaseAll(group);
+        }
+    }
+
+    /** The queue's writer: {@link #completeAll}, then the lanes no longer count as handed over. */
+    private void completeHandedOver(List<LaneWork> group) {
+        try {
+            completeAll(group);
+        } finally {
+            int records = 0;
+            for (LaneWork work : group) {
+                records += work.deliveries.size();
+            }
+            recordsHandedOver.addAndGet(-records);
         }
     }
 
@@ -195,8 +235,9 @@ final class OutcomeWriter implements AutoCloseable {
      */
     private synchronized @Nullable GroupCommitQueue<LaneWork> queue() {
         if (completions == null && !closed) {
-            completions = new GroupCommitQueue<>("outbox-completions", this::completeAll,
-                    work -> work.completions.size(), MAX_COMPLETIONS_PER_WRITE);
+            completions = new GroupCommitQueue<>("outbox-completions", this::completeHandedOver,
+                    work -> work.completions.size(), MAX_COMPLETIONS_PER_WRITE,
+                    () -> lanes.recordsInWork() > recordsHandedOver.get(), linger);
         }
         return completions;
     }

@@ -8,6 +8,7 @@ import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.Test;
 
 class GroupCommitQueueTest {
@@ -71,5 +72,57 @@ class GroupCommitQueueTest {
         queue.add("after close");
 
         assertThat(groups.stream().flatMap(List::stream)).containsExactly("queued", "after close");
+    }
+
+    @Test
+    void whileMoreIsComingTheWriterWaitsForItAndWritesTheBurstOnce() {
+        firstWriteMayFinish.countDown();
+        AtomicBoolean moreComing = new AtomicBoolean(true);
+        GroupCommitQueue<String> queue = new GroupCommitQueue<>("test-writer", this::write, item -> 1, 100,
+                moreComing::get, PATIENCE);
+        queue.add("first");
+        queue.add("second");
+        moreComing.set(false);
+        queue.add("last"); // an add makes the writer ask again
+
+        await().atMost(PATIENCE).until(() -> !groups.isEmpty() && !queue.isBusy());
+        queue.close(PATIENCE.toMillis());
+
+        assertThat(groups).containsExactly(List.of("first", "second", "last"));
+    }
+
+    @Test
+    void aNudgeMakesALingeringWriterAskAgain() {
+        firstWriteMayFinish.countDown();
+        AtomicBoolean moreComing = new AtomicBoolean(true);
+        GroupCommitQueue<String> queue = new GroupCommitQueue<>("test-writer", this::write, item -> 1, 100,
+                moreComing::get, PATIENCE);
+        queue.add("alone");
+        moreComing.set(false);
+        queue.nudge();
+
+        await().atMost(PATIENCE).until(() -> groups.size() == 1);
+        queue.close(PATIENCE.toMillis());
+
+        assertThat(groups).containsExactly(List.of("alone"));
+    }
+
+    @Test
+    void theWriterLingersNoLongerThanItsLingerNorPastTheMaximumWeight() {
+        firstWriteMayFinish.countDown();
+        GroupCommitQueue<String> lingering = new GroupCommitQueue<>("test-writer", this::write, item -> 1, 100,
+                () -> true, Duration.ofMillis(5));
+        lingering.add("more never comes");
+        await().atMost(PATIENCE).until(() -> groups.size() == 1);
+        lingering.close(PATIENCE.toMillis());
+
+        GroupCommitQueue<String> full = new GroupCommitQueue<>("test-writer", this::write, item -> 1, 2,
+                () -> true, PATIENCE);
+        full.add("a");
+        full.add("b");
+        await().atMost(PATIENCE).until(() -> groups.size() == 2);
+        full.close(PATIENCE.toMillis());
+
+        assertThat(groups).containsExactly(List.of("more never comes"), List.of("a", "b"));
     }
 }

@@ -273,6 +273,36 @@ class LaneTableTest {
     }
 
     @Test
+    void releaseAllReleasesAGroupAsReleaseDoesEachLaneAndTellsOnReleaseOnce() {
+        String a = AggregateIds.inPartition(7, "a");
+        String b = AggregateIds.inPartition(7, "b");
+        Claim claim = fetch(fetched(records(a, null, 3), records(b, null, 1), records("C", null, 2)));
+        LaneWork first = claim.taken().get(0);
+        LaneWork second = claim.taken().get(1);
+        LaneWork third = claim.taken().get(2);
+        first.calls = 3;
+        table.waiting(List.of(second));
+        table.release(third);
+        releases.set(0);
+        table.beginFetch();
+
+        table.releaseAll(List.of(first, second, third));
+
+        assertThat(releases).as("one wake-up for the group; the lane released before is not told again").hasValue(1);
+        assertThat(first.handled).isCompletedWithValue(3);
+        assertThat(second.handled).isCompletedWithValue(0);
+        assertThat(table.recordsInHand()).isZero();
+        assertThat(table.recordsWaiting()).isZero();
+        assertThat(table.isHandling(7)).isFalse();
+        Claim next = table.claim(fetched(records(a, null, 1), records(b, null, 1)), this::newWork);
+        assertThat(next.taken()).as("released while the fetch read its rows: the race guard skips them").isEmpty();
+        assertThat(next.skippedReleased()).isTrue();
+
+        table.releaseAll(List.of(first, second));
+        assertThat(releases).as("releasing released lanes again tells nobody").hasValue(1);
+    }
+
+    @Test
     void onReleaseRunsAfterTheTableChangedAndOutsideItsLock() throws Exception {
         // The poll loop's waiter is told from onRelease and then reads the table from its own thread: the release
         // must be visible by then, and the table's lock free (or that thread would wait forever).

@@ -19,6 +19,9 @@ public final class BenchSchema {
     public static final String INSERT_HANDLED = "INSERT INTO bench_handled"
             + " (record_id, aggregate_id, sequence_no, instance_id, call_no, handled_at) VALUES (?, ?, ?, ?, ?, ?)";
 
+    public static final String COPY_HANDLED = "COPY bench_handled"
+            + " (record_id, aggregate_id, sequence_no, instance_id, call_no, handled_at) FROM STDIN";
+
     /** The plain-JDBC reference table: the outbox table's columns, defaults, constraints and indexes. */
     public static final String REFERENCE_TABLE = "bench_reference_record";
 
