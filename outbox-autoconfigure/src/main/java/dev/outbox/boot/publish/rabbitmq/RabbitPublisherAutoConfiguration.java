@@ -22,9 +22,10 @@ import org.springframework.context.annotation.Bean;
  * {@code outbox.rabbitmq.enabled=true}. It publishes on channels of its own, with confirms and returns of its own, on
  * the connection of the application's {@link ConnectionFactory} (Spring Boot's, from {@code spring.rabbitmq.*}, as it
  * is: {@code spring.rabbitmq.publisher-confirm-type} and {@code publisher-returns} do not matter to it), and closes
- * those channels when the context closes (the bean's inferred destroy method, {@code close()}). Each bean backs off when the application defines its own: the
- * {@link RabbitDestinationRouter} (instead of {@code outbox.rabbitmq.routes}), the {@link RabbitOutboxPublisher}
- * (on a connection factory of its own, say), or the registration ({@code rabbitPublisherRegistration}).
+ * those channels when the context closes (the bean's inferred destroy method, {@code close()}). Each bean backs off
+ * when the application defines its own: the {@link RabbitDestinationRouter} (instead of
+ * {@code outbox.rabbitmq.routes}), the {@link RabbitOutboxPublisher} (on a connection factory of its own, say), or the
+ * registration ({@code rabbitPublisherRegistration}).
  */
 @AutoConfiguration(before = OutboxHandlersAutoConfiguration.class,
         afterName = "org.springframework.boot.amqp.autoconfigure.RabbitAutoConfiguration")

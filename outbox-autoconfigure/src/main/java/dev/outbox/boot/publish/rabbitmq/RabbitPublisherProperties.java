@@ -13,9 +13,9 @@ import org.springframework.util.unit.DataSize;
 
 /**
  * Publishing outbox records to RabbitMQ, under {@code outbox.rabbitmq.*}. Needs {@code outbox-rabbitmq} on the class
- * path and {@code outbox.rabbitmq.enabled=true}; the connection is the application's ({@code spring.rabbitmq.*}); the publisher takes confirms and returns on
- * channels of its own, so it needs neither {@code spring.rabbitmq.publisher-confirm-type} nor
- * {@code spring.rabbitmq.publisher-returns}.
+ * path and {@code outbox.rabbitmq.enabled=true}; the connection is the application's ({@code spring.rabbitmq.*}); the
+ * publisher takes confirms and returns on channels of its own, so it needs neither
+ * {@code spring.rabbitmq.publisher-confirm-type} nor {@code spring.rabbitmq.publisher-returns}.
  *
  * @param enabled publish to RabbitMQ
  * @param handlerId the publisher's handler id: its records are stored under it, with their own status and retries;
