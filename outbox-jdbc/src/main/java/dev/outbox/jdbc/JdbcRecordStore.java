@@ -39,6 +39,7 @@ import java.util.function.Function;
 import java.util.stream.Collectors;
 import javax.sql.DataSource;
 import org.jspecify.annotations.Nullable;
+import org.springframework.jdbc.core.PreparedStatementCallback;
 import org.springframework.jdbc.core.ResultSetExtractor;
 import org.springframework.jdbc.core.SqlParameterValue;
 import org.springframework.jdbc.core.SqlTypeValue;
@@ -154,16 +155,27 @@ public final class JdbcRecordStore implements RecordStore, RecordStatistics, Rec
         if (statement.prelude().isEmpty()) {
             return Objects.requireNonNull(jdbc.query(statement.sql(), statement.parameters(), extractor));
         }
+        return afterPrelude(statement, ps -> {
+            ResultSet result = ps.getResultSet();
+            if (result == null) {
+                throw new IllegalStateException("No rows from the statement after its prelude: " + statement.prelude());
+            }
+            try (result) {
+                return extractor.extractData(result);
+            }
+        });
+    }
+
+    /**
+     * Sends the statement's prelude and the statement itself in one round trip, skips the prelude's result, and reads
+     * the statement's with {@code read}.
+     */
+    private <T> T afterPrelude(BoundStatement statement, PreparedStatementCallback<T> read) {
         return Objects.requireNonNull(jdbc.execute(statement.prelude() + ";\n" + statement.sql(),
                 statement.parameters(), ps -> {
                     ps.execute();
-                    if (!ps.getMoreResults()) {
-                        throw new IllegalStateException("No rows from the statement after its prelude: "
-                                + statement.prelude());
-                    }
-                    try (ResultSet result = ps.getResultSet()) {
-                        return extractor.extractData(result);
-                    }
+                    ps.getMoreResults();
+                    return read.doInPreparedStatement(ps);
                 }));
     }
 
@@ -398,15 +410,14 @@ public final class JdbcRecordStore implements RecordStore, RecordStatistics, Rec
         if (statement.prelude().isEmpty()) {
             return jdbc.update(statement.sql(), statement.parameters());
         }
-        return Objects.requireNonNull(jdbc.execute(statement.prelude() + ";\n" + statement.sql(),
-                statement.parameters(), ps -> {
-                    ps.execute();
-                    if (ps.getMoreResults() || ps.getUpdateCount() < 0) {
-                        throw new IllegalStateException("No update count from the statement after its prelude: "
-                                + statement.prelude());
-                    }
-                    return ps.getUpdateCount();
-                }));
+        return afterPrelude(statement, ps -> {
+            int count = ps.getUpdateCount();
+            if (count < 0) {
+                throw new IllegalStateException("No update count from the statement after its prelude: "
+                        + statement.prelude());
+            }
+            return count;
+        });
     }
 
     @Override

@@ -14,6 +14,7 @@ import java.util.concurrent.ConcurrentNavigableMap;
 import java.util.concurrent.ConcurrentSkipListMap;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.Function;
 import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 
@@ -169,12 +170,7 @@ final class ConfirmingChannel {
 
         /** On the connection thread, or the thread that closed the channel. */
         private void closed(ShutdownSignalException cause) {
-            for (Long sequence : pending.keySet()) {
-                Outgoing message = pending.remove(sequence);
-                if (message != null) {
-                    message.fail(failure(message, cause));
-                }
-            }
+            failPending(message -> failure(message, cause));
         }
 
         void close() {
@@ -184,11 +180,16 @@ final class ConfirmingChannel {
                 // closed already, or the connection is gone: either way the shutdown listener failed what was pending
             }
             // what the listener may have missed: a close that timed out waiting for the broker's close-ok
+            failPending(message -> new PublishException(Reason.CONNECTION,
+                    message.where + "not confirmed before its channel was closed"));
+        }
+
+        /** Fails every message still pending; one that a confirm settles meanwhile is left to it. */
+        private void failPending(Function<Outgoing, PublishException> failure) {
             for (Long sequence : pending.keySet()) {
                 Outgoing message = pending.remove(sequence);
                 if (message != null) {
-                    message.fail(new PublishException(Reason.CONNECTION,
-                            message.where + "not confirmed before its channel was closed"));
+                    message.fail(failure.apply(message));
                 }
             }
         }

@@ -95,7 +95,7 @@ final class HandledRecorder implements OutboxRecordProcessor, DisposableBean {
                 return;
             }
             try {
-                insert(unsent);
+                copy(unsent);
                 state.rowsRecorded.addAndGet(unsent.size());
                 state.rowsPending.addAndGet(-unsent.size());
                 unsent.clear();
@@ -112,7 +112,7 @@ final class HandledRecorder implements OutboxRecordProcessor, DisposableBean {
      * One COPY of the rows, in one transaction: the notes are the benchmark's, not the library's, and a COPY costs the
      * database (which shares the cores with the node) a fraction of a batch of single-row INSERTs.
      */
-    private void insert(List<Row> rows) throws SQLException {
+    private void copy(List<Row> rows) throws SQLException {
         Connection c = connection;
         if (c == null) {
             c = DriverManager.getConnection(url, user, password);
