@@ -14,8 +14,8 @@ import java.util.concurrent.atomic.AtomicReference;
  * Commits one record per transaction at a fixed rate: a ticker thread schedules record {@code i} at
  * {@code start + i / rate} ({@code scheduleAtFixedRate}) and hands it to one of {@link #writerThreads} writer threads,
  * chosen by the record's aggregate, so that a slow commit delays neither the schedule nor other aggregates, while the
- * records of one aggregate are still written one after another, in order. Right after {@code commit()} returns, the writer notes the
- * {@link BenchClock} time: the commit instant of the record.
+ * records of one aggregate are still written one after another, in order. Right after {@code commit()} returns, the
+ * writer notes the {@link BenchClock} time: the commit instant of the record.
  */
 final class LatencyProducer {
 
