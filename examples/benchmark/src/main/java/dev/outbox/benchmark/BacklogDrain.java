@@ -23,13 +23,17 @@ final class BacklogDrain {
     private static final long PROGRESS_INTERVAL_NANOS = 5_000_000_000L;
     static final String OUTBOX_TABLE = "outbox_record";
 
-    /** When the nodes were let go, and what was counted just before ({@code handlerCalls}: calls of earlier drains). */
-    record Start(long goMicros, CpuUsage.Snapshot cpu, List<@Nullable NodeReport> reports, long handlerCalls) {
+    /**
+     * When the nodes were let go, and what was counted just before ({@code handlerCalls}: calls of earlier drains);
+     * {@code foreign} samples the other processes' CPU until the drain is done.
+     */
+    record Start(long goMicros, CpuUsage.Snapshot cpu, List<@Nullable NodeReport> reports, long handlerCalls,
+            ForeignLoad foreign) {
     }
 
     /** What the driver saw when the drain was done, read before the nodes are stopped or held. */
     record Drained(Start start, long doneMicros, CpuUsage.Snapshot cpu, Map<String, Object> statements,
-            List<List<Number>> progress) {
+            List<List<Number>> progress, Map<String, Object> foreignLoad) {
     }
 
     private final BenchmarkOptions options;
@@ -83,7 +87,7 @@ final class BacklogDrain {
         boolean warm = options.warmDrain();
         try (NodeGroup nodes = NodeGroup.start(phase, nodeCount, options, database, warm)) {
             nodes.awaitBalanced();
-            Start start = start(nodes, nodes::open);
+            Start start = start(nodes, nodes::open, 0, List.of());
             System.out.println("  partitions balanced; go");
             Drained drained = awaitDrained(nodes, records, start);
             result.put("statements", drained.statements());
@@ -202,11 +206,26 @@ final class BacklogDrain {
         return described;
     }
 
-    /** Reads the fresh nodes' CPU and reports, then lets them go ({@code letGo} returns when). */
-    private static Start start(NodeGroup nodes, LongSupplier letGo) {
-        CpuUsage.Snapshot cpu = CpuUsage.take(nodes.nodes());
-        List<@Nullable NodeReport> reports = nodes.reports();
-        return new Start(letGo.getAsLong(), cpu, reports, 0);
+    /**
+     * Starts sampling the other processes' CPU, reads the nodes' CPU and reports, then lets them go ({@code letGo}
+     * returns when). {@code handlerCalls}: the calls they made before; {@code held}: their reports while held, for one
+     * whose file cannot be read just now.
+     */
+    Start start(NodeGroup nodes, LongSupplier letGo, long handlerCalls, List<NodeReport> held) {
+        ForeignLoad foreign = ForeignLoad.start(database.name(), NodeProcess::runningPids);
+        try {
+            CpuUsage.Snapshot cpu = CpuUsage.take(nodes.nodes());
+            List<@Nullable NodeReport> reports = new ArrayList<>(nodes.reports());
+            for (int index = 0; index < reports.size() && index < held.size(); index++) {
+                if (reports.get(index) == null) {
+                    reports.set(index, held.get(index));
+                }
+            }
+            return new Start(letGo.getAsLong(), cpu, reports, handlerCalls, foreign);
+        } catch (RuntimeException e) {
+            foreign.close();
+            throw e;
+        }
     }
 
     /**
@@ -214,6 +233,14 @@ final class BacklogDrain {
      * [seconds since go, handler calls] every 5 s; then reads the nodes' CPU and statements.
      */
     Drained awaitDrained(NodeGroup nodes, long records, Start start) throws InterruptedException {
+        try {
+            return drained(nodes, records, start);
+        } finally {
+            start.foreign().close(); // stops sampling (the summary was taken when drained)
+        }
+    }
+
+    private Drained drained(NodeGroup nodes, long records, Start start) throws InterruptedException {
         List<List<Number>> progress = new ArrayList<>();
         long deadline = System.nanoTime() + options.drainTimeoutSeconds() * 1_000_000_000L;
         long nextProgress = System.nanoTime() + PROGRESS_INTERVAL_NANOS;
@@ -223,8 +250,8 @@ final class BacklogDrain {
             if (calls >= records && !database.newRecordsLeft()) {
                 long doneMicros = BenchClock.nowMicros();
                 CpuUsage.Snapshot cpu = CpuUsage.take(nodes.nodes());
-                return new Drained(start, doneMicros, cpu,
-                        DrainStatements.between(start.reports(), nodes.reports(), records), progress);
+                Map<String, Object> statements = DrainStatements.between(start.reports(), nodes.reports(), records);
+                return new Drained(start, doneMicros, cpu, statements, progress, start.foreign().summary());
             }
             if (System.nanoTime() >= nextProgress) {
                 nextProgress += PROGRESS_INTERVAL_NANOS;
@@ -268,6 +295,7 @@ final class BacklogDrain {
                 lastCompleted == null ? null : Stats.millis(doneMicros - lastCompleted));
         result.put("statusCounts", statusCounts);
         result.put("cpu", CpuUsage.between(drained.start().cpu(), drained.cpu()));
+        result.put("foreignLoadDuringDrain", drained.foreignLoad());
         result.put("progress", drained.progress());
         result.put("checks", check.describe());
         String split = nodeCount > 1 ? " (" + perInstance(check.callsPerInstance()) + ")" : "";

@@ -1,10 +1,8 @@
 package dev.outbox.benchmark;
 
-import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import org.jspecify.annotations.Nullable;
 
 /**
  * The warm drain of a phase ({@code drainN.warm}): the node JVMs of the cold drain, still running, drain a second
@@ -45,14 +43,11 @@ final class WarmDrain {
             drain.writeBacklog(phase + ", warm", statistics, result);
             long callsBefore = held.stream().mapToLong(NodeReport::handlerCalls).sum();
             long heldSince = held.stream().mapToLong(NodeReport::gateHeldAtMicros).max().orElse(0);
-            CpuUsage.Snapshot cpu = CpuUsage.take(nodes.nodes());
-            List<@Nullable NodeReport> reports = orHeld(nodes.reports(), held);
-            long goMicros = nodes.release();
+            BacklogDrain.Start start = drain.start(nodes, nodes::release, callsBefore, held);
             System.out.println("  released; go");
-            result.put("heldSeconds", Stats.round((goMicros - heldSince) / 1e6, 3));
+            result.put("heldSeconds", Stats.round((start.goMicros() - heldSince) / 1e6, 3));
             result.put("handlerCallsBefore", callsBefore);
-            BacklogDrain.Drained drained = drain.awaitDrained(nodes, records,
-                    new BacklogDrain.Start(goMicros, cpu, reports, callsBefore));
+            BacklogDrain.Drained drained = drain.awaitDrained(nodes, records, start);
             result.put("statements", drained.statements());
             nodes.stop();
             result.putAll(drain.timed(drained, records, nodeCount, ", warm"));
@@ -63,16 +58,5 @@ final class WarmDrain {
             drain.warmDrainFailed(BacklogDrain.label(nodeCount) + ", warm", e, result);
         }
         return result;
-    }
-
-    /** The latest reports, a node's held one where its file could not be read just now. */
-    private static List<@Nullable NodeReport> orHeld(List<@Nullable NodeReport> latest, List<NodeReport> held) {
-        List<@Nullable NodeReport> reports = new ArrayList<>(latest);
-        for (int index = 0; index < reports.size(); index++) {
-            if (reports.get(index) == null && index < held.size()) {
-                reports.set(index, held.get(index));
-            }
-        }
-        return reports;
     }
 }
