@@ -8,6 +8,7 @@ import java.sql.DriverManager;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
@@ -112,9 +113,28 @@ final class BenchDatabase implements AutoCloseable {
      * by nodes that had to be killed (only called while no node runs), so new nodes need not wait for them to go stale.
      */
     void resetForPhase() {
-        jdbc.execute("TRUNCATE outbox_record, bench_handled");
+        emptyOutbox();
         jdbc.update("DELETE FROM outbox_instance");
         jdbc.update("UPDATE outbox_partition SET owner_instance_id = NULL WHERE owner_instance_id IS NOT NULL");
+    }
+
+    /** Empties the outbox and the handler table; instances and partition owners stay (nodes may be running). */
+    void emptyOutbox() {
+        jdbc.execute("TRUNCATE outbox_record, bench_handled");
+    }
+
+    boolean newRecordsLeft() {
+        return Boolean.TRUE.equals(jdbc.queryForObject(
+                "SELECT EXISTS (SELECT 1 FROM outbox_record WHERE status = 'NEW')", Boolean.class));
+    }
+
+    /** Records of the outbox table by status. */
+    Map<String, Long> statusCounts() {
+        Map<String, Long> counts = new LinkedHashMap<>();
+        jdbc.query("SELECT status, COUNT(*) AS records FROM outbox_record GROUP BY status ORDER BY status", rs -> {
+            counts.put(rs.getString("status"), rs.getLong("records"));
+        });
+        return counts;
     }
 
     /**

@@ -1,5 +1,9 @@
 package dev.outbox.benchmark;
 
+import static dev.outbox.benchmark.ResultTable.count;
+import static dev.outbox.benchmark.ResultTable.perSecond;
+import static dev.outbox.benchmark.ResultTable.secs;
+
 import ch.qos.logback.classic.Level;
 import ch.qos.logback.classic.LoggerContext;
 import dev.outbox.OutboxRecord;
@@ -26,7 +30,7 @@ import org.springframework.jdbc.core.JdbcTemplate;
  * <ol>
  *   <li>{@code dbLimit}: the plain-JDBC reference on a copy of the outbox table;</li>
  *   <li>{@code drain1}, {@code drain2}: write the backlog through {@code Outbox.schedule}, then drain it with one and
- *       with two node JVMs;</li>
+ *       with two node JVMs, cold and (unless {@code --warm-drain=false}) warm: see {@link BacklogDrain};</li>
  *   <li>{@code latency1}, {@code latency2}: a fixed-rate producer with one and with two nodes;</li>
  *   <li>{@code idle}: one node with nothing to do.</li>
  * </ol>
@@ -38,8 +42,6 @@ final class BenchmarkDriver {
     static final int RECORDS_PER_TRANSACTION = 100;
     static final int REFERENCE_UPDATE_BATCH = 1_000;
     private static final long LATENCY_DRAIN_DEADLINE_SECONDS = 120;
-    private static final long PROGRESS_INTERVAL_NANOS = 5_000_000_000L;
-    private static final String OUTBOX_TABLE = "outbox_record";
 
     /** How the run ended: 0 all good, 1 a measurement failed, 3 a check failed. */
     record Outcome(int exitCode, Path out, Map<String, Object> result) {
@@ -50,6 +52,7 @@ final class BenchmarkDriver {
     private final JdbcTemplate jdbc;
     private final RecordWriter writer;
     private final ResultTable table = new ResultTable();
+    private final BacklogDrain drains;
     /** Set by the shutdown hook (Ctrl-C, SIGTERM): whatever fails after that is a consequence, not a finding. */
     private static volatile boolean stopped;
 
@@ -65,6 +68,7 @@ final class BenchmarkDriver {
         this.database = database;
         this.jdbc = database.jdbc();
         this.writer = writer;
+        this.drains = new BacklogDrain(options, database, writer, table);
     }
 
     static Outcome run(BenchmarkOptions options) throws InterruptedException {
@@ -117,14 +121,16 @@ final class BenchmarkDriver {
         driver.table.print(System.out);
         System.out.println();
         System.out.println("Total run time " + Math.round(totalSeconds) + " s; results in " + options.out());
-        int exitCode = driver.measurementFailed ? 1 : driver.checkFailed ? 3 : 0;
+        boolean measurementFailed = driver.measurementFailed || driver.drains.measurementFailed();
+        boolean checkFailed = driver.checkFailed || driver.drains.checkFailed();
+        int exitCode = measurementFailed ? 1 : checkFailed ? 3 : 0;
         return new Outcome(exitCode, options.out(), result);
     }
 
     private void measureAll(Map<String, Object> measurements) throws InterruptedException {
         measurements.put("dbLimit", guarded("dbLimit", this::reference));
-        measurements.put("drain1", guarded("drain1", () -> drain("drain-1", 1)));
-        measurements.put("drain2", guarded("drain2", () -> drain("drain-2", 2)));
+        measurements.put("drain1", guarded("drain1", () -> drains.run("drain-1", 1)));
+        measurements.put("drain2", guarded("drain2", () -> drains.run("drain-2", 2)));
         measurements.put("latency1", guarded("latency1", () -> latency("latency-1", 1)));
         measurements.put("latency2", guarded("latency2", () -> latency("latency-2", 2)));
         measurements.put("idle", guarded("idle", this::idle));
@@ -249,188 +255,6 @@ final class BenchmarkDriver {
         }
     }
 
-    // ---- 1, 2. backlog drain -------------------------------------------------------------------------------------
-
-    private Map<String, Object> drain(String phase, int nodeCount) throws InterruptedException {
-        database.resetForPhase();
-        BenchmarkOptions.Statistics statistics = options.statistics();
-        boolean keepStatistics = statistics != BenchmarkOptions.Statistics.ANALYZED;
-        if (keepStatistics) {
-            database.autovacuum(OUTBOX_TABLE, false);
-        }
-        try {
-            return drain(phase, nodeCount, statistics);
-        } finally {
-            if (keepStatistics) {
-                database.autovacuum(OUTBOX_TABLE, true);
-            }
-        }
-    }
-
-    private Map<String, Object> drain(String phase, int nodeCount, BenchmarkOptions.Statistics statistics)
-            throws InterruptedException {
-        int records = options.records();
-        if (statistics == BenchmarkOptions.Statistics.STALE) {
-            takeStaleStatistics(records);
-        }
-        long start = System.nanoTime();
-        for (long from = 0; from < records; from += RECORDS_PER_TRANSACTION) {
-            writer.writeTransaction(from, Math.min(records, from + RECORDS_PER_TRANSACTION), options.aggregates());
-        }
-        double writeSeconds = Stats.seconds(System.nanoTime() - start);
-        double writeRate = Stats.rate(records, writeSeconds);
-        System.out.printf("  wrote %,d records through Outbox.schedule in %.1f s (%,.0f records/s)%n", records,
-                writeSeconds, writeRate);
-        if (statistics == BenchmarkOptions.Statistics.ANALYZED) {
-            database.prepareMeasurement(OUTBOX_TABLE);
-        } else {
-            database.checkpoint();
-        }
-        Map<String, Object> result = new LinkedHashMap<>();
-        result.put("nodes", nodeCount);
-        result.put("statistics", checkStatistics(statistics, records));
-        result.put("records", records);
-        Map<String, Object> write = new LinkedHashMap<>();
-        write.put("api", "Outbox.schedule in Spring transactions (TransactionTemplate), single thread");
-        write.put("recordsPerTransaction", RECORDS_PER_TRANSACTION);
-        write.put("seconds", writeSeconds);
-        write.put("recordsPerSecond", writeRate);
-        result.put("write", write);
-        table.row("write: Outbox.schedule, " + RECORDS_PER_TRANSACTION + "/tx (" + phase + ")",
-                count(records) + " in " + secs(writeSeconds) + ": " + perSecond(writeRate), "", "");
-        try (NodeGroup nodes = NodeGroup.start(phase, nodeCount, options, database)) {
-            nodes.awaitBalanced();
-            CpuUsage.Snapshot cpuBefore = CpuUsage.take(nodes.nodes());
-            List<@Nullable NodeReport> reportsBefore = nodes.reports();
-            long goMicros = nodes.open();
-            System.out.println("  partitions balanced; go");
-            List<List<Number>> progress = new ArrayList<>();
-            long doneMicros = awaitDrained(nodes, records, goMicros, progress);
-            CpuUsage.Snapshot cpuAfter = CpuUsage.take(nodes.nodes());
-            result.put("statements", DrainStatements.between(reportsBefore, nodes.reports(), records));
-            nodes.stop();
-            result.put("nodeProcesses", nodes.describe());
-            Long firstHandled = jdbc.queryForObject("SELECT MIN(handled_at) FROM bench_handled", Long.class);
-            Long lastCompleted = jdbc.queryForObject("SELECT (EXTRACT(EPOCH FROM MAX(completed_at)) * 1000000)::BIGINT"
-                    + " FROM outbox_record", Long.class);
-            Map<String, Long> statusCounts = statusCounts();
-            long from = firstHandled == null ? goMicros : firstHandled;
-            // The library's own time of the last completion when it kept the rows; what the driver saw otherwise.
-            boolean allKept = statusCounts.getOrDefault("COMPLETED", 0L) == records && lastCompleted != null;
-            long to = allKept ? lastCompleted : doneMicros;
-            double seconds = Stats.round((to - from) / 1e6, 3);
-            double rate = Stats.rate(records, seconds);
-            HandlingCheck check = HandlingCheck.run(jdbc, records);
-            checkFailed |= !check.passed();
-            result.put("seconds", seconds);
-            result.put("recordsPerSecond", rate);
-            result.put("timing", "from the first handler call (MIN(bench_handled.handled_at)) to "
-                    + (allKept ? "the last completion (MAX(outbox_record.completed_at))"
-                            : "the driver seeing no NEW record left"));
-            result.put("goToFirstCallMs", Stats.millis(from - goMicros));
-            result.put("lastCompletionToDriverSawDoneMs",
-                    lastCompleted == null ? null : Stats.millis(doneMicros - lastCompleted));
-            result.put("statusCounts", statusCounts);
-            result.put("cpu", CpuUsage.between(cpuBefore, cpuAfter));
-            result.put("progress", progress);
-            result.put("checks", check.describe());
-            String split = nodeCount > 1 ? " (" + perInstance(check.callsPerInstance()) + ")" : "";
-            table.row("drain, " + nodeCount + (nodeCount == 1 ? " instance" : " instances"),
-                    count(records) + " in " + secs(seconds) + ": " + perSecond(rate) + split, "", check.summary());
-            System.out.printf("  drained %,d records in %.1f s (%,.0f records/s); %s%n", records, seconds, rate,
-                    check.summary());
-            return result;
-        }
-    }
-
-    /**
-     * Statistics taken while NEW rows were rare: the backlog's rows written and set COMPLETED, analyzed, then
-     * TRUNCATE, which leaves pg_statistic as it was. The backlog written next finds them, autovacuum being held off.
-     */
-    private void takeStaleStatistics(int records) {
-        for (long from = 0; from < records; from += RECORDS_PER_TRANSACTION) {
-            writer.writeTransaction(from, Math.min(records, from + RECORDS_PER_TRANSACTION), options.aggregates());
-        }
-        jdbc.update("UPDATE " + OUTBOX_TABLE + " SET status = 'COMPLETED', completed_at = now()");
-        jdbc.execute("ANALYZE " + OUTBOX_TABLE);
-        database.resetForPhase();
-    }
-
-    /**
-     * Reads from pg_stats and the planner's estimate that the outbox table's statistics are what {@code statistics}
-     * says, prints one line saying so, and fails the measurement when they are not.
-     */
-    private Map<String, Object> checkStatistics(BenchmarkOptions.Statistics statistics, int records) {
-        BenchDatabase.StatusStatistics seen = database.statusStatistics(OUTBOX_TABLE);
-        double newFrequency = seen.frequencyOf("NEW");
-        String pgStats = seen.mostCommonValues() == null ? "no statistics for status"
-                : "status " + seen.mostCommonValues() + " at " + seen.mostCommonFrequencies();
-        String claim = switch (statistics) {
-            case ANALYZED -> "analyzed: NEW is nearly every row";
-            case NONE -> "none: the table was never analyzed";
-            case STALE -> "stale: NEW rows are rare";
-        };
-        boolean asClaimed = switch (statistics) {
-            case ANALYZED -> newFrequency >= 0.99;
-            case NONE -> seen.mostCommonValues() == null && seen.mostCommonFrequencies() == null;
-            case STALE -> seen.frequencyOf("COMPLETED") >= 0.99 && newFrequency < 0.01
-                    && seen.plannedNewRows() <= Math.max(1, records / 100);
-        };
-        String line = String.format("statistics %s (pg_stats: %s; the planner expects %,d NEW rows of %,d)", claim,
-                pgStats, seen.plannedNewRows(), records);
-        if (!asClaimed) {
-            throw new IllegalStateException("the outbox table's statistics are not as --statistics="
-                    + statistics.option() + " claims: " + line);
-        }
-        System.out.println("  " + line);
-        Map<String, Object> described = new LinkedHashMap<>();
-        described.put("mode", statistics.option());
-        described.put("pgStatsStatusMostCommonValues", seen.mostCommonValues());
-        described.put("pgStatsStatusMostCommonFrequencies", seen.mostCommonFrequencies());
-        described.put("plannedNewRows", seen.plannedNewRows());
-        described.put("autovacuumHeldOff", statistics != BenchmarkOptions.Statistics.ANALYZED);
-        return described;
-    }
-
-    /**
-     * Waits until the nodes have been handed every record and no record is NEW; returns when that was seen. Adds
-     * [seconds since go, handler calls] to {@code progress} every 5 s.
-     */
-    private long awaitDrained(NodeGroup nodes, long records, long goMicros, List<List<Number>> progress)
-            throws InterruptedException {
-        long deadline = System.nanoTime() + options.drainTimeoutSeconds() * 1_000_000_000L;
-        long nextProgress = System.nanoTime() + PROGRESS_INTERVAL_NANOS;
-        while (System.nanoTime() < deadline) {
-            nodes.checkAlive();
-            long calls = nodes.handlerCalls();
-            if (calls >= records && !newRecordsLeft()) {
-                return BenchClock.nowMicros();
-            }
-            if (System.nanoTime() >= nextProgress) {
-                nextProgress += PROGRESS_INTERVAL_NANOS;
-                double elapsed = (BenchClock.nowMicros() - goMicros) / 1e6;
-                System.out.printf("  %5.0f s: %,d handler calls%n", elapsed, calls);
-                progress.add(List.of(Stats.round(elapsed, 1), calls));
-            }
-            Thread.sleep(calls >= records ? 20 : 50);
-        }
-        throw new IllegalStateException("not drained within " + options.drainTimeoutSeconds() + " s; status: "
-                + statusCounts());
-    }
-
-    private boolean newRecordsLeft() {
-        return Boolean.TRUE.equals(jdbc.queryForObject(
-                "SELECT EXISTS (SELECT 1 FROM outbox_record WHERE status = 'NEW')", Boolean.class));
-    }
-
-    private Map<String, Long> statusCounts() {
-        Map<String, Long> counts = new LinkedHashMap<>();
-        jdbc.query("SELECT status, COUNT(*) AS records FROM outbox_record GROUP BY status ORDER BY status", rs -> {
-            counts.put(rs.getString("status"), rs.getLong("records"));
-        });
-        return counts;
-    }
-
     // ---- 4. latency ----------------------------------------------------------------------------------------------
 
     /**
@@ -464,11 +288,11 @@ final class BenchmarkDriver {
                 produced = producer.run();
                 cpuAfter = CpuUsage.take(nodes.nodes());
                 long deadline = System.nanoTime() + LATENCY_DRAIN_DEADLINE_SECONDS * 1_000_000_000L;
-                while (newRecordsLeft()) {
+                while (database.newRecordsLeft()) {
                     nodes.checkAlive();
                     if (System.nanoTime() > deadline) {
                         throw new IllegalStateException("records still NEW " + LATENCY_DRAIN_DEADLINE_SECONDS
-                                + " s after the producer stopped: " + statusCounts());
+                                + " s after the producer stopped: " + database.statusCounts());
                     }
                     Thread.sleep(50);
                 }
@@ -613,27 +437,37 @@ final class BenchmarkDriver {
 
     // ---- reporting -------------------------------------------------------------------------------------------------
 
-    /** Each drain rate as a fraction of the reference's update rate and of its claim + complete loop. */
+    /**
+     * Each drain rate, cold and warm, as a fraction of the reference's update rate and of its claim + complete loop.
+     */
     @SuppressWarnings("unchecked")
     private void addRatios(Map<String, Object> measurements) {
         Map<String, Object> dbLimit = (Map<String, Object>) measurements.get("dbLimit");
         Object reference = dbLimit.get("updateRecordsPerSecond");
         Object claimLoop = dbLimit.get("claimComplete") instanceof Map<?, ?> claim ? claim.get("recordsPerSecond")
                 : null;
-        for (String drain : List.of("drain1", "drain2")) {
-            Map<String, Object> measurement = (Map<String, Object>) measurements.get(drain);
-            if (reference instanceof Double limit && limit > 0
-                    && measurement.get("recordsPerSecond") instanceof Double rate) {
-                double ratio = Stats.round(rate / limit, 3);
-                measurement.put("ratioToDbLimitUpdate", ratio);
-                String text = String.format("%.2f×", ratio);
-                if (claimLoop instanceof Double loop && loop > 0) {
-                    double claimRatio = Stats.round(rate / loop, 3);
-                    measurement.put("ratioToClaimComplete", claimRatio);
-                    text += String.format(" (%.2f× claim + complete)", claimRatio);
-                }
-                table.ratio(drain.equals("drain1") ? "drain, 1 instance" : "drain, 2 instances", text);
+        for (int nodeCount = 1; nodeCount <= 2; nodeCount++) {
+            Map<String, Object> measurement = (Map<String, Object>) measurements.get("drain" + nodeCount);
+            addRatios(measurement, BacklogDrain.label(nodeCount), reference, claimLoop);
+            if (measurement.get("warm") instanceof Map<?, ?> warm) {
+                addRatios((Map<String, Object>) warm, BacklogDrain.label(nodeCount) + ", warm", reference, claimLoop);
             }
+        }
+    }
+
+    private void addRatios(Map<String, Object> measurement, String row, @Nullable Object reference,
+            @Nullable Object claimLoop) {
+        if (reference instanceof Double limit && limit > 0
+                && measurement.get("recordsPerSecond") instanceof Double rate) {
+            double ratio = Stats.round(rate / limit, 3);
+            measurement.put("ratioToDbLimitUpdate", ratio);
+            String text = String.format("%.2f×", ratio);
+            if (claimLoop instanceof Double loop && loop > 0) {
+                double claimRatio = Stats.round(rate / loop, 3);
+                measurement.put("ratioToClaimComplete", claimRatio);
+                text += String.format(" (%.2f× claim + complete)", claimRatio);
+            }
+            table.ratio(row, text);
         }
     }
 
@@ -672,7 +506,8 @@ final class BenchmarkDriver {
         settings.put("outbox", "the library's defaults except outbox.instance.id; see properties");
         settings.put("jvmOptions", options.nodeJvmOptions());
         List<String> properties = NodeGroup.nodeProperties("node-N", Path.of("<phase>.go"),
-                Path.of("<phase>-node-N.report.json"), options, database).stream()
+                options.warmDrain() ? Path.of("<drain phase>.hold") : null, Path.of("<phase>-node-N.report.json"),
+                options, database).stream()
                 .map(property -> property.startsWith("spring.datasource.password=")
                         ? "spring.datasource.password=<hidden>" : property)
                 .toList();
@@ -680,27 +515,10 @@ final class BenchmarkDriver {
         settings.put("handler", "no-op; notes each call in memory, a writer thread inserts them into the UNLOGGED"
                 + " table bench_handled every 100 ms as one JDBC batch per transaction on its own connection");
         settings.put("startGate", "the fetches return nothing until the driver's go file exists (a proxy of the"
-                + " library's RecordStore bean); then the processor is woken");
+                + " library's RecordStore bean); then the processor is woken. With --warm-drain the drains' nodes also"
+                + " watch bench.hold-file: while it exists the fetches return nothing again (latency and idle nodes"
+                + " have no hold file)");
         return settings;
-    }
-
-    private static String perInstance(Map<String, Long> calls) {
-        StringBuilder text = new StringBuilder();
-        calls.forEach((id, count) -> text.append(text.length() == 0 ? "" : " / ").append(id).append(' ')
-                .append(count(count)));
-        return text.toString();
-    }
-
-    private static String count(long value) {
-        return String.format("%,d", value);
-    }
-
-    private static String secs(double seconds) {
-        return String.format("%.1f s", seconds);
-    }
-
-    private static String perSecond(double rate) {
-        return String.format("%,.0f rec/s", rate);
     }
 
     private static String ms(@Nullable Object millis) {

@@ -28,11 +28,13 @@ import org.jspecify.annotations.Nullable;
  *     {@code outbox.poll-interval}; none by default
  * @param nodeJvmOptions JVM options of every node
  * @param statistics what the outbox table's statistics say when each drain starts
+ * @param warmDrain after each cold drain, the same node JVMs drain a second backlog of the same size
  * @param help print the usage and exit
  */
 record BenchmarkOptions(String url, String user, String password, int records, int aggregates, int latencySeconds,
         int latencyRate, int warmupSeconds, int idleSeconds, int settleSeconds, int drainTimeoutSeconds, Path out,
-        Path logDir, List<String> nodeProperties, List<String> nodeJvmOptions, Statistics statistics, boolean help) {
+        Path logDir, List<String> nodeProperties, List<String> nodeJvmOptions, Statistics statistics,
+        boolean warmDrain, boolean help) {
 
     /** The planner statistics of the outbox table when a drain starts ({@code --statistics}). */
     enum Statistics {
@@ -89,7 +91,7 @@ record BenchmarkOptions(String url, String user, String password, int records, i
                 }
                 case "url", "user", "password", "records", "aggregates", "latency-seconds", "latency-rate",
                         "warmup-seconds", "idle-seconds", "settle-seconds", "drain-timeout-seconds", "out",
-                        "log-dir", "statistics", "analyze" -> values.put(name, value);
+                        "log-dir", "statistics", "analyze", "warm-drain" -> values.put(name, value);
                 default -> throw new IllegalArgumentException("unknown option --" + name);
             }
         }
@@ -114,6 +116,7 @@ record BenchmarkOptions(String url, String user, String password, int records, i
                 List.copyOf(nodeProperties),
                 nodeJvmOptions.isEmpty() ? DEFAULT_NODE_JVM_OPTIONS : List.copyOf(nodeJvmOptions),
                 statistics(values),
+                bool(values, "warm-drain", true),
                 help);
         if (options.warmupSeconds() >= options.latencySeconds()) {
             throw new IllegalArgumentException("--warmup-seconds (" + options.warmupSeconds()
@@ -143,6 +146,7 @@ record BenchmarkOptions(String url, String user, String password, int records, i
         parameters.put("nodeProperties", nodeProperties);
         parameters.put("nodeJvmOptions", nodeJvmOptions);
         parameters.put("statistics", statistics.option());
+        parameters.put("warmDrain", warmDrain);
         parameters.put("out", out.toString());
         parameters.put("logDir", logDir.toString());
         return parameters;
@@ -171,6 +175,8 @@ record BenchmarkOptions(String url, String user, String password, int records, i
                                            (ANALYZE) after the backlog is written); none (never analyzed, as
                                            on a fresh database before autovacuum); stale (taken on COMPLETED
                                            rows only, so they say NEW rows are rare); --analyze=false = none
+                  --warm-drain=true        after each drain, the same node JVMs drain a second backlog of as many
+                                           records (the warm drain, reported beside the cold one); false: cold only
 
                 Exit status: 0 when every measurement ran and every check held, 1 when a measurement failed,
                 3 when a check failed (duplicates, order violations or records never handled).""";
@@ -213,6 +219,19 @@ record BenchmarkOptions(String url, String user, String password, int records, i
             throw new IllegalArgumentException("--analyze=" + analyze + " contradicts --statistics=" + named);
         }
         return statistics != null ? statistics : byAnalyze != null ? byAnalyze : Statistics.ANALYZED;
+    }
+
+    private static boolean bool(Map<String, String> values, String name, boolean fallback) {
+        String value = values.get(name);
+        if (value == null) {
+            return fallback;
+        }
+        return switch (value) {
+            case "true" -> true;
+            case "false" -> false;
+            default -> throw new IllegalArgumentException(
+                    "--" + name + " must be true or false but was '" + value + "'");
+        };
     }
 
     private static int integer(Map<String, String> values, String name, int fallback) {

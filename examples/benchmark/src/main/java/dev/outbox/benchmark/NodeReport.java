@@ -11,6 +11,7 @@ import java.util.Map;
  * @param pid the node's process id
  * @param writtenAtMicros {@link BenchClock} time of this report
  * @param gateOpenedAtMicros when the node saw the start gate open, 0 before
+ * @param gateHeldAtMicros when the node's gate was held (the hold file), no fetch in flight; 0 while not held
  * @param handlerCalls calls of the handler so far
  * @param rowsRecorded handler calls written to {@code bench_handled}
  * @param rowsPending handler calls not written yet
@@ -24,7 +25,8 @@ import java.util.Map;
  * @param connectionsBorrowed connections taken from the application's data source
  * @param finished the context has closed and every handler row is flushed (or counted in rowsPending)
  */
-public record NodeReport(String instanceId, long pid, long writtenAtMicros, long gateOpenedAtMicros, long handlerCalls,
-        long rowsRecorded, long rowsPending, long recordingFailures, long completed, long retries, long failed,
-        long rejected, Map<String, Long> statements, long statementsTotal, long connectionsBorrowed, boolean finished) {
+public record NodeReport(String instanceId, long pid, long writtenAtMicros, long gateOpenedAtMicros,
+        long gateHeldAtMicros, long handlerCalls, long rowsRecorded, long rowsPending, long recordingFailures,
+        long completed, long retries, long failed, long rejected, Map<String, Long> statements, long statementsTotal,
+        long connectionsBorrowed, boolean finished) {
 }

@@ -51,6 +51,18 @@ final class ResultTable {
         }
     }
 
+    static String count(long value) {
+        return String.format("%,d", value);
+    }
+
+    static String secs(double seconds) {
+        return String.format("%.1f s", seconds);
+    }
+
+    static String perSecond(double rate) {
+        return String.format("%,.0f rec/s", rate);
+    }
+
     private static String line(String[] cells, int[] widths) {
         StringBuilder line = new StringBuilder("|");
         for (int column = 0; column < cells.length; column++) {

@@ -7,8 +7,8 @@ import dev.outbox.benchmark.BenchmarkOptions.Statistics;
 import org.junit.jupiter.api.Test;
 
 /**
- * {@code --statistics}, and {@code --analyze} kept as its older spelling; the publisher benchmark's
- * {@code --reference-window}.
+ * {@code --statistics}, and {@code --analyze} kept as its older spelling; {@code --warm-drain}; the publisher
+ * benchmark's {@code --reference-window}.
  */
 class BenchmarkOptionsTest {
 
@@ -37,6 +37,16 @@ class BenchmarkOptionsTest {
         assertThatThrownBy(() -> BenchmarkOptions.parse(new String[] {"--analyze=false", "--statistics=stale"}))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessage("--analyze=false contradicts --statistics=stale");
+    }
+
+    @Test
+    void theWarmDrainRunsUnlessTurnedOff() {
+        assertThat(BenchmarkOptions.defaults().warmDrain()).isTrue();
+        assertThat(BenchmarkOptions.defaults().describe()).containsEntry("warmDrain", true);
+        assertThat(BenchmarkOptions.parse(new String[] {"--warm-drain=false"}).warmDrain()).isFalse();
+        assertThatThrownBy(() -> BenchmarkOptions.parse(new String[] {"--warm-drain=no"}))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("--warm-drain must be true or false but was 'no'");
     }
 
     @Test

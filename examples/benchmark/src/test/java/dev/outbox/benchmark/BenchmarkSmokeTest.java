@@ -18,7 +18,8 @@ import tools.jackson.databind.json.JsonMapper;
 
 /**
  * Runs the whole benchmark, driver in this JVM and nodes as JVMs of their own, with tiny parameters, so that the build
- * keeps it working: every measurement must be in the JSON, without duplicates, order violations or missing records.
+ * keeps it working: every measurement must be in the JSON, without duplicates, order violations or missing records;
+ * each drain cold and warm (the same node JVMs, held and let go again on a second backlog).
  *
  * <p>PostgreSQL as in the rest of the project: {@code OUTBOX_TEST_POSTGRES_URL} (with {@code OUTBOX_TEST_POSTGRES_USER}
  * and {@code OUTBOX_TEST_POSTGRES_PASSWORD}) when set, else {@code jdbc:postgresql://127.0.0.1:5432/test} as
@@ -70,21 +71,16 @@ class BenchmarkSmokeTest {
 
         for (String name : List.of("drain1", "drain2")) {
             JsonNode drain = measurements.path(name);
-            assertThat(drain.path("write").path("recordsPerSecond").asDouble()).as(name).isPositive();
-            assertThat(drain.path("recordsPerSecond").asDouble()).as(name).isPositive();
-            assertThat(drain.path("ratioToDbLimitUpdate").asDouble()).as(name).isPositive();
-            assertThat(drain.path("statusCounts").path("COMPLETED").asLong()).as(name).isEqualTo(2000);
-            // the nodes fetch nothing before the start gate opens, so a drain is measured from its start
-            assertThat(drain.path("goToFirstCallMs").asDouble()).as(name + ": first handler call after the gate")
-                    .isNotNegative();
-            assertChecksHold(name, drain.path("checks"), 2000);
-            JsonNode statistics = drain.path("statistics");
-            assertThat(statistics.path("mode").asString()).as(name).isEqualTo("stale");
-            assertThat(statistics.path("pgStatsStatusMostCommonValues").asString()).as(name).isEqualTo("{COMPLETED}");
-            assertThat(statistics.path("plannedNewRows").asLong()).as(name + ": NEW rows the planner expects")
-                    .isLessThanOrEqualTo(20);
+            assertDrained(name, drain);
+            JsonNode warm = drain.path("warm");
+            assertThat(warm.has("error")).as(name + ".warm: " + warm.path("error")).isFalse();
+            assertDrained(name + ".warm", warm);
+            assertThat(warm.path("handlerCallsBefore").asLong()).as(name + ".warm: counted from the cold drain's calls")
+                    .isEqualTo(drain.path("checks").path("handlerCalls").asLong());
         }
         assertThat(measurements.path("drain2").path("checks").path("callsPerInstance").propertyNames())
+                .containsExactlyInAnyOrder("node-1", "node-2");
+        assertThat(measurements.path("drain2").path("warm").path("checks").path("callsPerInstance").propertyNames())
                 .containsExactlyInAnyOrder("node-1", "node-2");
 
         for (String name : List.of("latency1", "latency2")) {
@@ -107,6 +103,23 @@ class BenchmarkSmokeTest {
         assertThat(idle.path("queriesPerSecondByType").propertyNames()).isNotEmpty();
 
         assertThat(outcome.exitCode()).isZero();
+    }
+
+    private static void assertDrained(String name, JsonNode drain) {
+        assertThat(drain.path("write").path("recordsPerSecond").asDouble()).as(name).isPositive();
+        assertThat(drain.path("recordsPerSecond").asDouble()).as(name).isPositive();
+        assertThat(drain.path("ratioToDbLimitUpdate").asDouble()).as(name).isPositive();
+        assertThat(drain.path("statusCounts").path("COMPLETED").asLong()).as(name).isEqualTo(2000);
+        // the nodes fetch nothing before the start gate opens, so a drain is measured from its start
+        assertThat(drain.path("goToFirstCallMs").asDouble()).as(name + ": first handler call after the gate")
+                .isNotNegative();
+        assertChecksHold(name, drain.path("checks"), 2000);
+        JsonNode statistics = drain.path("statistics");
+        assertThat(statistics.path("mode").asString()).as(name).isEqualTo("stale");
+        assertThat(statistics.path("pgStatsStatusMostCommonValues").asString()).as(name).isEqualTo("{COMPLETED}");
+        assertThat(statistics.path("plannedNewRows").asLong()).as(name + ": NEW rows the planner expects")
+                .isLessThanOrEqualTo(20);
+        assertThat(drain.path("cpu").path("nodeCpuSeconds").size()).as(name).isPositive();
     }
 
     private static void assertChecksHold(String name, JsonNode checks, long records) {

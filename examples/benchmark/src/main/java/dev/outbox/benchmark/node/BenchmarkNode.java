@@ -21,7 +21,8 @@ import org.springframework.context.annotation.Bean;
  * the application's {@link DataSource}, the {@link StartGate}, an outcome-counting listener and the report file.
  *
  * <p>Properties: {@code spring.datasource.*}, {@code outbox.instance.id}, {@code bench.go-file},
- * {@code bench.report-file}. The driver starts it as {@code java -jar outbox-benchmark.jar --role=node ...}.
+ * {@code bench.hold-file} (optional), {@code bench.report-file}. The driver starts it as
+ * {@code java -jar outbox-benchmark.jar --role=node ...}.
  */
 @SpringBootConfiguration
 @EnableAutoConfiguration
@@ -92,9 +93,9 @@ public class BenchmarkNode {
     }
 
     @Bean
-    StartGate benchStartGate(@Value("${bench.go-file:}") String goFile, NodeState state,
-            ObjectProvider<OutboxProcessor> processor) {
-        return new StartGate(goFile, state, processor);
+    StartGate benchStartGate(@Value("${bench.go-file:}") String goFile, @Value("${bench.hold-file:}") String holdFile,
+            NodeState state, ObjectProvider<OutboxProcessor> processor) {
+        return new StartGate(goFile, holdFile, state, processor);
     }
 
     @Bean

@@ -60,7 +60,8 @@ final class NodeReporter implements DisposableBean {
         finished = last;
         Map<String, Long> statements = state.queries.snapshot();
         NodeReport report = new NodeReport(instanceId, ProcessHandle.current().pid(), BenchClock.nowMicros(),
-                state.gateOpenedAtMicros.get(), state.handlerCalls.get(), state.rowsRecorded.get(),
+                state.gateOpenedAtMicros.get(), state.gateHeldAtMicros.get(),
+                state.handlerCalls.get(), state.rowsRecorded.get(),
                 state.rowsPending.get(), state.recordingFailures.get(), state.completed.get(), state.retries.get(),
                 state.failed.get(), state.rejected.get(), statements,
                 statements.values().stream().mapToLong(Long::longValue).sum(), state.connectionsBorrowed.get(), last);

@@ -14,6 +14,8 @@ final class NodeState {
     final AtomicLong failed = new AtomicLong();
     final AtomicLong rejected = new AtomicLong();
     final AtomicLong gateOpenedAtMicros = new AtomicLong();
+    /** When the gate was last held with no fetch in flight; 0 while it is not held. */
+    final AtomicLong gateHeldAtMicros = new AtomicLong();
     final AtomicLong connectionsBorrowed = new AtomicLong();
     final QueryCounter queries;
 
