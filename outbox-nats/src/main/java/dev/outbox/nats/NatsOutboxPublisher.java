@@ -11,10 +11,9 @@ import io.nats.client.Connection;
 import io.nats.client.JetStream;
 import io.nats.client.JetStreamApiException;
 import io.nats.client.JetStreamOptions;
-import io.nats.client.PublishOptions;
 import io.nats.client.api.PublishAck;
 import io.nats.client.impl.Headers;
-import io.nats.client.impl.NatsMessage;
+import io.nats.client.support.NatsJetStreamConstants;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -30,6 +29,7 @@ import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.function.BiConsumer;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -97,8 +97,7 @@ public final class NatsOutboxPublisher implements OutboxPublisher {
         } catch (IOException e) {
             throw new IllegalStateException("NATS connection has no JetStream context: " + e.getMessage(), e);
         }
-        // Looking up streams is a request of its own: never made on the client's callback thread. Rare, so the
-        // thread ends when idle.
+        // the stream lookups after "no responders": rare, so the thread ends when idle
         this.streamLookups = new ThreadPoolExecutor(0, 1, 30, TimeUnit.SECONDS, new LinkedBlockingQueue<>(),
                 runnable -> {
                     Thread thread = new Thread(runnable, "outbox-nats-stream-lookup");
@@ -116,6 +115,11 @@ public final class NatsOutboxPublisher implements OutboxPublisher {
         String subject = router.destinationFor(record);
         Headers natsHeaders = new Headers();
         headers.of(record).forEach(natsHeaders::put);
+        // JetStream's headers set here, not through PublishOptions: the client would copy all headers to add them
+        natsHeaders.put(NatsJetStreamConstants.MSG_ID_HDR, record.getId());
+        if (expectedStream != null) {
+            natsHeaders.put(NatsJetStreamConstants.EXPECTED_STREAM_HDR, expectedStream);
+        }
         byte[] data = record.getPayload().getBytes(StandardCharsets.UTF_8);
         long size = (long) data.length + natsHeaders.serializedLength();
         if (size > connection.getMaxPayload()) {
@@ -124,38 +128,25 @@ public final class NatsOutboxPublisher implements OutboxPublisher {
                     + "': " + size + " bytes with headers, over the server's max_payload of "
                     + connection.getMaxPayload());
         }
-        NatsMessage message = NatsMessage.builder().subject(subject).headers(natsHeaders).data(data).build();
-        PublishOptions.Builder options = PublishOptions.builder().messageId(record.getId());
-        if (expectedStream != null) {
-            options.expectedStream(expectedStream);
-        }
+        Publication publication = new Publication(record, subject);
         // watched before the send: the server's refusal may come before publishAsync returns
-        CompletableFuture<PublishAck> acknowledgement = new CompletableFuture<>();
         if (permissionViolations != null) {
-            permissionViolations.watch(subject, acknowledgement);
+            permissionViolations.watch(publication);
         }
+        CompletableFuture<PublishAck> acknowledgement;
         try {
-            jetStream.publishAsync(message, options.build()).whenComplete((ack, failure) -> {
-                if (failure == null) {
-                    acknowledgement.complete(ack);
-                } else {
-                    acknowledgement.completeExceptionally(failure);
-                }
-            });
+            acknowledgement = jetStream.publishAsync(subject, natsHeaders, data);
         } catch (IllegalArgumentException e) {
-            acknowledgement.cancel(false);
+            publication.unwatch();
             throw new PublishException(Reason.TOO_LARGE, "record " + record.getId() + " to NATS subject '" + subject
                     + "': " + e.getMessage(), e);
         } catch (IllegalStateException e) {
-            acknowledgement.cancel(false);
+            publication.unwatch();
             throw new PublishException(Reason.CONNECTION, "record " + record.getId() + " to NATS subject '" + subject
                     + "': connection " + connection.getStatus() + ": " + e.getMessage(), e);
         }
-        return acknowledgement
-                .thenApply(ack -> ack.isDuplicate() ? DUPLICATE : ack)
-                .exceptionallyCompose(failure -> CompletableFuture.failedFuture(
-                        translate(record, subject, unwrap(failure))))
-                .exceptionallyComposeAsync(failure -> confirmMissingStream(unwrap(failure)), streamLookups);
+        acknowledgement.whenComplete(publication);
+        return publication.outcome;
     }
 
     @Override
@@ -205,23 +196,20 @@ public final class NatsOutboxPublisher implements OutboxPublisher {
      * "No responders" means no stream took the subject, or none could answer just then (a stream's leader moving, a
      * reconnect): which one, the stream list tells.
      */
-    private CompletionStage<Object> confirmMissingStream(Throwable failure) {
-        if (!(failure instanceof NoStreamSuspected suspected)) {
-            return CompletableFuture.failedFuture(failure);
-        }
+    private PublishException confirmMissingStream(NoStreamSuspected suspected) {
         List<String> streams;
         try {
             streams = connection.jetStreamManagement().getStreamNames(suspected.subject);
         } catch (IOException | JetStreamApiException | RuntimeException e) {
-            return CompletableFuture.failedFuture(new PublishException(Reason.CONNECTION, suspected.getMessage()
-                    + "; the streams could not be listed: " + e.getMessage(), failure));
+            return new PublishException(Reason.CONNECTION, suspected.getMessage()
+                    + "; the streams could not be listed: " + e.getMessage(), suspected);
         }
         if (streams.isEmpty()) {
-            return CompletableFuture.failedFuture(new PublishException(Reason.DESTINATION_NOT_FOUND,
-                    suspected.getMessage() + ": no JetStream stream stores this subject", failure));
+            return new PublishException(Reason.DESTINATION_NOT_FOUND,
+                    suspected.getMessage() + ": no JetStream stream stores this subject", suspected);
         }
-        return CompletableFuture.failedFuture(new PublishException(Reason.CONNECTION, suspected.getMessage()
-                + "; stream(s) " + streams + " store this subject but did not answer", failure));
+        return new PublishException(Reason.CONNECTION, suspected.getMessage()
+                + "; stream(s) " + streams + " store this subject but did not answer", suspected);
     }
 
     private static Throwable unwrap(Throwable failure) {
@@ -231,6 +219,60 @@ public final class NatsOutboxPublisher implements OutboxPublisher {
             cause = cause.getCause();
         }
         return cause;
+    }
+
+    /**
+     * One record's send: completes its outcome from the stream's acknowledgement or the server's refusal, whichever
+     * comes first. One object and one callback per record, not a chain of stages.
+     */
+    private final class Publication implements BiConsumer<@Nullable PublishAck, @Nullable Throwable>,
+            NatsPermissionViolations.Watched {
+
+        final CompletableFuture<Object> outcome = new CompletableFuture<>();
+        private final OutboxRecord record;
+        private final String subject;
+
+        Publication(OutboxRecord record, String subject) {
+            this.record = record;
+            this.subject = subject;
+        }
+
+        /** The client's verdict, on its callback thread. */
+        @Override
+        public void accept(@Nullable PublishAck ack, @Nullable Throwable failure) {
+            unwatch();
+            if (failure == null && ack != null) {
+                outcome.complete(ack.isDuplicate() ? DUPLICATE : ack);
+            } else {
+                fail(translate(record, subject, failure == null ? new IllegalStateException("no PublishAck")
+                        : unwrap(failure)));
+            }
+        }
+
+        @Override
+        public String subject() {
+            return subject;
+        }
+
+        @Override
+        public void refused(NatsPermissionViolations.Refused refusal) {
+            fail(translate(record, subject, refusal));
+        }
+
+        void unwatch() {
+            if (permissionViolations != null) {
+                permissionViolations.unwatch(this);
+            }
+        }
+
+        private void fail(PublishException failure) {
+            if (failure instanceof NoStreamSuspected suspected) {
+                // looking up streams is a request of its own: never made on the client's callback thread
+                streamLookups.execute(() -> outcome.completeExceptionally(confirmMissingStream(suspected)));
+            } else {
+                outcome.completeExceptionally(failure);
+            }
+        }
     }
 
     /** A "no responders" answer, until the stream list says whether the subject has a stream. */

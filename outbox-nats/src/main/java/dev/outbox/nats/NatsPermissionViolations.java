@@ -2,9 +2,7 @@ package dev.outbox.nats;
 
 import io.nats.client.Connection;
 import io.nats.client.impl.ErrorListenerLoggerImpl;
-import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -26,7 +24,8 @@ public class NatsPermissionViolations extends ErrorListenerLoggerImpl {
     private static final Pattern PUBLISH_VIOLATION = Pattern.compile(
             "permissions violation for publish to \"?([^\"\\s]+)\"?", Pattern.CASE_INSENSITIVE);
 
-    private final Map<String, Set<CompletableFuture<?>>> inFlightBySubject = new ConcurrentHashMap<>();
+    /** Every publish in flight, whatever its subject: a set of its own per subject would be contended. */
+    private final Set<Watched> inFlight = ConcurrentHashMap.newKeySet();
 
     /** The server refused a publish to {@code subject} for lack of permission. */
     static final class Refused extends RuntimeException {
@@ -36,29 +35,35 @@ public class NatsPermissionViolations extends ErrorListenerLoggerImpl {
         }
     }
 
+    /** A publish in flight, told when the server refuses publishing to its subject. */
+    interface Watched {
+
+        String subject();
+
+        void refused(Refused refusal);
+    }
+
     @Override
     public void errorOccurred(Connection connection, String error) {
         super.errorOccurred(connection, error);
         Matcher violation = PUBLISH_VIOLATION.matcher(error);
         if (violation.find()) {
-            Set<CompletableFuture<?>> refused = inFlightBySubject.get(violation.group(1));
-            if (refused != null) {
-                refused.forEach(outcome -> outcome.completeExceptionally(new Refused(error)));
+            String subject = violation.group(1);
+            // rare: a look at every publish in flight costs less than keeping them by subject on every send
+            for (Watched watched : inFlight) {
+                if (watched.subject().equals(subject) && inFlight.remove(watched)) {
+                    watched.refused(new Refused(error));
+                }
             }
         }
     }
 
-    /** Fails {@code outcome} when the server refuses a publish to {@code subject}, until {@code outcome} completes. */
-    void watch(String subject, CompletableFuture<?> outcome) {
-        // added and removed under the map's lock for the subject, so an add never lands in a set just dropped
-        inFlightBySubject.compute(subject, (key, watched) -> {
-            Set<CompletableFuture<?>> set = watched == null ? ConcurrentHashMap.newKeySet() : watched;
-            set.add(outcome);
-            return set;
-        });
-        outcome.whenComplete((result, failure) -> inFlightBySubject.computeIfPresent(subject, (key, watched) -> {
-            watched.remove(outcome);
-            return watched.isEmpty() ? null : watched;
-        }));
+    /** Tells {@code publish} when the server refuses a publish to its subject, until it is {@link #unwatch}ed. */
+    void watch(Watched publish) {
+        inFlight.add(publish);
+    }
+
+    void unwatch(Watched publish) {
+        inFlight.remove(publish);
     }
 }

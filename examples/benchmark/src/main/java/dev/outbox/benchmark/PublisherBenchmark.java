@@ -172,6 +172,9 @@ final class PublisherBenchmark {
             result.put("drainSeconds", seconds);
             result.put("drainRecordsPerSecond", rate);
             result.put("drainTiming", "from the first to the last completed_at (the database's clock)");
+            // the span in epoch seconds: to match it with CPU samples of the processes taken outside
+            result.put("drainFromEpochSeconds", ((Number) span.get("first")).doubleValue());
+            result.put("drainToEpochSeconds", ((Number) span.get("last")).doubleValue());
             referenceMessages = target.publishes() ? PlainClientComparison.messages(jdbc) : List.of();
             collect(jdbc, written);
             jdbc.update("DELETE FROM outbox_record");

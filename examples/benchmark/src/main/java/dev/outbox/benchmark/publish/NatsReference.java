@@ -34,7 +34,7 @@ final class NatsReference implements PlainClientReference {
         String stream = "OUTBOX_BENCH_REF_" + UUID.randomUUID().toString().replace("-", "").substring(0, 12)
                 .toUpperCase(Locale.ROOT);
         try (Connection connection = Nats.connect(Options.builder().server(url)
-                .connectionName("outbox-bench-reference").build())) {
+                .connectionName("outbox-bench-reference").dontForceFlushOnRequest().build())) {
             connection.jetStreamManagement().addStream(StreamConfiguration.builder().name(stream)
                     .subjects(stream + ".>").storageType(StorageType.File).build());
             try {

@@ -39,9 +39,10 @@ public class NatsPublisherAutoConfiguration {
     @ConditionalOnMissingBean
     Connection outboxNatsConnection(NatsPublisherProperties properties) throws IOException, InterruptedException {
         // the publisher learns of publishes the server refuses for lack of permission through this listener
+        // without forced flushes the client writes what is queued in one go, not a socket write per publish
         Options.Builder options = new Options.Builder().servers(properties.url().split(","))
                 .errorListener(new NatsPermissionViolations())
-                .connectionName("outbox").maxReconnects(-1);
+                .connectionName("outbox").maxReconnects(-1).dontForceFlushOnRequest();
         if (properties.token() != null) {
             options.token(properties.token().toCharArray());
         } else if (properties.username() != null) {
