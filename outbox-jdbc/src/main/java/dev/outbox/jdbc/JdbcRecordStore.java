@@ -72,6 +72,7 @@ public final class JdbcRecordStore implements RecordStore, RecordStatistics, Rec
     private final String findDeferralsDueAny;
     private final String findUnknownStatus;
     private final String orderedReadPrelude;
+    private final String byKeysPrelude;
     private final StatusWrite markCompleted;
     private final StatusWrite deleteCompleted;
     private final StatusWrite scheduleRetry;
@@ -105,6 +106,7 @@ public final class JdbcRecordStore implements RecordStore, RecordStatistics, Rec
                 .replace("{columns}", columns);
         this.findDeferralsDueAny = sql.get("record.findDeferralsDue.any").replace("{columns}", columns);
         this.orderedReadPrelude = sql.find("record.orderedRead.prelude").orElse("");
+        this.byKeysPrelude = sql.find("record.byKeys.prelude").orElse("");
         this.findUnknownStatus = sql.get("record.findUnknownStatus").replace("{columns}", columns)
                 .replace("{unknownStatus}", unknownStatusPredicate());
         String fence = sql.get("record.fence");
@@ -147,9 +149,9 @@ public final class JdbcRecordStore implements RecordStore, RecordStatistics, Rec
     }
 
     /**
-     * Runs a query; its prelude (record.orderedRead.prelude for the fetches and the purge) goes first, in the same
-     * round trip and so the same implicit transaction: the engine runs these in auto-commit, never inside an
-     * application's transaction.
+     * Runs a query; its prelude (record.orderedRead.prelude for the fetches and the purge, record.byKeys.prelude for
+     * the bulk writes, which return their ids) goes first, in the same round trip and so the same implicit
+     * transaction: the engine runs these in auto-commit, never inside an application's transaction.
      */
     <T> T query(BoundStatement statement, ResultSetExtractor<T> extractor) {
         if (statement.prelude().isEmpty()) {
@@ -364,13 +366,13 @@ public final class JdbcRecordStore implements RecordStore, RecordStatistics, Rec
     /** record.markCompleted.bulk for several deliveries; fails on a database without it. */
     BoundStatement markCompletedBulkStatement(List<Delivery> deliveries, Instant completedAt) {
         return new BoundStatement(Objects.requireNonNull(markCompletedBulk, "record.markCompleted.bulk"),
-                bulkKeys(deliveries).addValue("completedAt", dialect.timestampValue(completedAt)));
+                bulkKeys(deliveries).addValue("completedAt", dialect.timestampValue(completedAt)), byKeysPrelude);
     }
 
     /** record.deleteCompleted.bulk for several deliveries; fails on a database without it. */
     BoundStatement deleteCompletedBulkStatement(List<Delivery> deliveries) {
         return new BoundStatement(Objects.requireNonNull(deleteCompletedBulk, "record.deleteCompleted.bulk"),
-                bulkKeys(deliveries));
+                bulkKeys(deliveries), byKeysPrelude);
     }
 
     @Override
@@ -481,7 +483,13 @@ public final class JdbcRecordStore implements RecordStore, RecordStatistics, Rec
 
     /** One set-based status write over arrays of the deliveries' keys; returns the deliveries it did not change. */
     private List<Delivery> bulk(BoundStatement statement, List<Delivery> deliveries) {
-        Set<String> changed = new HashSet<>(jdbc.queryForList(statement.sql(), statement.parameters(), String.class));
+        Set<String> changed = query(statement, result -> {
+            Set<String> ids = new HashSet<>();
+            while (result.next()) {
+                ids.add(result.getString(1));
+            }
+            return ids;
+        });
         return deliveries.stream().filter(delivery -> !changed.contains(delivery.id())).toList();
     }
 

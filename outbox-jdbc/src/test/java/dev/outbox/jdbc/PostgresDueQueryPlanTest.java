@@ -9,6 +9,7 @@ import dev.outbox.jdbc.dialect.SqlStatements;
 import dev.outbox.jdbc.testing.TestDatabase;
 import dev.outbox.partition.OwnedPartitions;
 import dev.outbox.partition.PartitionHasher;
+import dev.outbox.spi.Delivery;
 import dev.outbox.spi.DueRecordsQuery;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -22,6 +23,7 @@ import java.util.List;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.IntStream;
+import java.util.stream.Stream;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Test;
 import org.springframework.jdbc.core.namedparam.MapSqlParameterSource;
@@ -219,9 +221,12 @@ class PostgresDueQueryPlanTest {
         }
     }
 
-    /** The prelude's setting ends with the fetch: the connection goes back to the pool as it came. */
+    /**
+     * A prelude's setting ends with its statement (the fetches, the purge, the bulk writes): the connection goes back
+     * to the pool as it came.
+     */
     @Test
-    void theFetchLeavesTheSessionsSettingsAsTheyWere() throws Exception {
+    void theStatementsAfterAPreludeLeaveTheSessionsSettingsAsTheyWere() throws Exception {
         try (TestDatabase db = TestDatabase.create(TestDatabase.Kind.POSTGRES)) {
             OutboxSchemaInitializer.apply(db.dataSource());
             try (Connection connection = db.dataSource().getConnection()) {
@@ -230,14 +235,28 @@ class PostgresDueQueryPlanTest {
 
                 store.findDue(new DueRecordsQuery(OwnedPartitions.all(), Instant.now(), LIMIT, true));
                 store.purge(OwnedPartitions.all(), OutboxRecordStatus.COMPLETED, Instant.now(), LIMIT);
+                List<Delivery> unknown = Stream.of("a", "b").map(PostgresDueQueryPlanTest::unknownRecord).toList();
+                assertThat(store.markCompleted(unknown, Instant.now())).as("no such rows").hasSize(2);
+                assertThat(store.deleteCompleted(unknown)).as("no such rows").hasSize(2);
 
-                try (Statement statement = connection.createStatement();
-                        ResultSet setting = statement.executeQuery("SHOW enable_sort")) {
-                    assertThat(setting.next()).isTrue();
-                    assertThat(setting.getString(1)).isEqualTo("on");
+                for (String name : List.of("enable_sort", "enable_seqscan")) {
+                    try (Statement statement = connection.createStatement();
+                            ResultSet setting = statement.executeQuery("SHOW " + name)) {
+                        assertThat(setting.next()).isTrue();
+                        assertThat(setting.getString(1)).as(name).isEqualTo("on");
+                    }
                 }
             }
         }
+    }
+
+    /** An unfenced delivery of a record the table does not hold. */
+    private static Delivery unknownRecord(String id) {
+        Instant now = Instant.now();
+        return Delivery.unfenced(OutboxRecord.restore().id(id).sequence(1L).status(OutboxRecordStatus.NEW)
+                .aggregateId("order-1").eventType("OrderPlaced").payload("{}")
+                .partition(PartitionHasher.partitionOf("order-1")).createdAt(now).retryCount(0).nextRetryAt(now)
+                .build());
     }
 
     /**

@@ -6,6 +6,7 @@ import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
+import java.util.Set;
 import org.springframework.jdbc.core.PreparedStatementSetter;
 import tools.jackson.databind.JsonNode;
 
@@ -146,23 +147,29 @@ class PostgresStatementPlanTest extends AbstractStatementPlanTest {
         return numbered.toString();
     }
 
+    /** A Nested Loop whose inner side scans the batch's keys (the unnest, or a CTE of it) again for every row. */
+    private static boolean loopsOverTheKeysForEachRow(JsonNode node) {
+        return node.path("Node Type").asString("").equals("Nested Loop") && node.path("Plans").valueStream()
+                .filter(child -> child.path("Parent Relationship").asString("").equals("Inner"))
+                .anyMatch(inner -> Set.of("CTE Scan", "Function Scan").contains(inner.path("Node Type").asString("")));
+    }
+
     /**
-     * A Seq Scan of the table fails, but for a statement over a batch of keys on the empty table: never analyzed and
-     * without pages, it counts as ten pages, and reading them costs less than any ten index lookups (the generic
+     * A Seq Scan of the table fails, but for the purge's delete of a batch of ids on the empty table: never analyzed
+     * and without pages, it counts as ten pages, and reading them costs less than any ten index lookups (the generic
      * plan's guess at an array's length), whatever the statement's shape. A plan cached from there reads the table
-     * whole (bounded by its size, not by its NEW rows times the batch) until the cache is dropped: by an ANALYZE, or
-     * the connection's end (the pool's maximum lifetime). A statement that reads records in sequence order up to a
+     * whole until the cache is dropped: by an ANALYZE, or the connection's end (the pool's maximum lifetime); for the
+     * bulk completions, run many times a second, record.byKeys.prelude keeps it out. A statement that reads records in sequence order up to a
      * limit (the fetches, the purge) fails when it sorts them: that reads every record that matches, not the first
-     * few (record.orderedRead.prelude keeps the sort out).
+     * few (record.orderedRead.prelude keeps the sort out). A statement over a batch of keys fails when it matches each
+     * row against the keys one by one (a nested loop with the keys inside), which is quadratic in the batch.
      */
     @Override
     List<String> violations(JsonNode plan, HotStatements.Hot statement, StatisticsState state) {
         List<String> violations = new ArrayList<>();
         String table = statement.table();
-        // record.purge deletes a batch of ids too: those its subquery finds through the (status, sequence_no) index
-        boolean overABatchOfKeys = statement.access() == HotStatements.Access.BY_KEYS
-                || statement.name().equals("record.purge");
-        boolean seqScanAllowed = state == State.NEVER_ANALYZED && overABatchOfKeys;
+        // record.purge deletes a batch of ids: those its subquery finds through the (status, sequence_no) index
+        boolean seqScanAllowed = state == State.NEVER_ANALYZED && statement.name().equals("record.purge");
         for (JsonNode node : nodes(plan).filter(node -> node.has("Node Type")).toList()) {
             String type = node.path("Node Type").asString("");
             if (table.equals(node.path("Relation Name").asString("")) && type.equals("Seq Scan") && !seqScanAllowed) {
@@ -173,6 +180,11 @@ class PostgresStatementPlanTest extends AbstractStatementPlanTest {
                     && !index.equals("pk_" + table)) {
                 violations.add("reads " + table + " through " + index + " (" + type + "), not by its primary key");
             }
+        }
+        if (statement.access() == HotStatements.Access.BY_KEYS && nodes(plan).anyMatch(
+                PostgresStatementPlanTest::loopsOverTheKeysForEachRow)) {
+            violations.add("matches each row against the batch's keys one by one (a nested loop over them): "
+                    + "quadratic in the batch");
         }
         boolean readsInSequenceOrder = statement.name().startsWith("record.find")
                 || statement.name().equals("record.purge");

@@ -48,6 +48,8 @@ class NatsPublisherAutoConfigurationTest {
                     assertThat(context).hasNotFailed();
                     Connection connection = context.getBean(Connection.class);
                     assertThat(connection.getStatus()).isEqualTo(Connection.Status.CONNECTED);
+                    assertThat(connection.getOptions().forceFlushOnRequest())
+                            .as("queued publishes written together, not flushed one by one").isFalse();
                     PublisherRegistration registration = context.getBean(PublisherRegistration.class);
                     assertThat(registration.getId()).isEqualTo("nats");
                     assertThat(registration.getEventTypes()).as("all event types").isNull();
