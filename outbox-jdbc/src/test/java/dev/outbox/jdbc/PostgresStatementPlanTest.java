@@ -162,7 +162,8 @@ class PostgresStatementPlanTest extends AbstractStatementPlanTest {
      * bulk completions, run many times a second, record.byKeys.prelude keeps it out. A statement that reads records in sequence order up to a
      * limit (the fetches, the purge) fails when it sorts them: that reads every record that matches, not the first
      * few (record.orderedRead.prelude keeps the sort out). A statement over a batch of keys fails when it matches each
-     * row against the keys one by one (a nested loop with the keys inside), which is quadratic in the batch.
+     * row against the keys one by one (a nested loop with the keys inside), which is quadratic in the batch, or when
+     * it finds the fences other than by the partition table's primary key.
      */
     @Override
     List<String> violations(JsonNode plan, HotStatements.Hot statement, StatisticsState state) {
@@ -180,6 +181,12 @@ class PostgresStatementPlanTest extends AbstractStatementPlanTest {
                     && !index.equals("pk_" + table)) {
                 violations.add("reads " + table + " through " + index + " (" + type + "), not by its primary key");
             }
+        }
+        if (statement.access() == HotStatements.Access.BY_KEYS && nodes(plan).anyMatch(node ->
+                AbstractStatementPlanTest.PARTITION_TABLE.equals(node.path("Relation Name").asString(""))
+                        && !node.path("Index Name").asString("").equals("pk_" + PARTITION_TABLE))) {
+            violations.add("finds the fences other than by the partition's primary key: reads the partitions of an "
+                    + "owner for each key");
         }
         if (statement.access() == HotStatements.Access.BY_KEYS && nodes(plan).anyMatch(
                 PostgresStatementPlanTest::loopsOverTheKeysForEachRow)) {
