@@ -159,11 +159,11 @@ class PostgresStatementPlanTest extends AbstractStatementPlanTest {
      * and without pages, it counts as ten pages, and reading them costs less than any ten index lookups (the generic
      * plan's guess at an array's length), whatever the statement's shape. A plan cached from there reads the table
      * whole until the cache is dropped: by an ANALYZE, or the connection's end (the pool's maximum lifetime); for the
-     * bulk completions, run many times a second, record.byKeys.prelude keeps it out. A statement that reads records in sequence order up to a
-     * limit (the fetches, the purge) fails when it sorts them: that reads every record that matches, not the first
-     * few (record.orderedRead.prelude keeps the sort out). A statement over a batch of keys fails when it matches each
-     * row against the keys one by one (a nested loop with the keys inside), which is quadratic in the batch, or when
-     * it finds the fences other than by the partition table's primary key.
+     * bulk completions, run many times a second, record.byKeys.prelude keeps it out. A statement that reads records
+     * in sequence order up to a limit (the fetches, the purge) fails when it sorts them: that reads every record that
+     * matches, not the first few (record.orderedRead.prelude keeps the sort out). A statement over a batch of keys
+     * fails when it matches each row against the keys one by one (a nested loop with the keys inside), which is
+     * quadratic in the batch, or when it finds the fences other than by the partition table's primary key.
      */
     @Override
     List<String> violations(JsonNode plan, HotStatements.Hot statement, StatisticsState state) {
