@@ -89,6 +89,10 @@ final class Dispatcher {
                 return Fetch.STORE_NOT_ASKED;
             }
             Instant now = clock.instant();
+            if (fetchFloor.readsHighestAssigned(System.nanoTime())) {
+                store.highestAssignedSequence()
+                        .ifPresent(highest -> fetchFloor.highestAssigned(highest, System.nanoTime()));
+            }
             long startNanos = System.nanoTime();
             Long floor = fetchFloor.floor(owned, startNanos);
             Fetch due = fetchAndDispatch(owned, () -> {

@@ -25,6 +25,13 @@ import org.slf4j.LoggerFactory;
  * at once when the owned partitions change: such a record waits up to that much longer, and none is left behind.
  * While fetches from the start are fast there is no floor at all.
  *
+ * <p>A floor a second behind still walks a second's worth of handled records per fetch: a backlog drained at 20,000
+ * records a second, 20,000 entries. When the store tells the highest sequence it has handed out
+ * ({@link dev.outbox.spi.RecordStore#highestAssignedSequence()}), the floor goes higher: to the lowest sequence the
+ * last fetch found, but not above the highest handed out {@code LAG} before that fetch started. A record below it that
+ * the last fetch did not see took its sequence more than {@code LAG} before its commit became visible: the late
+ * commit above, read the same way. Anything handed out since lies above the floor.
+ *
  * <p>Not thread-safe: used under the dispatcher's fetch lock. Times are {@link System#nanoTime()} readings.
  */
 final class FetchFloor {
@@ -38,12 +45,23 @@ final class FetchFloor {
     /** The longest time between fetches from the start while the floor is on. */
     static final Duration FULL_FETCH_INTERVAL = Duration.ofSeconds(5);
 
+    /** How often the highest sequence handed out is read while the floor is on. */
+    static final Duration ASSIGNED_READ_INTERVAL = LAG.dividedBy(4);
+
     /** The lowest sequence a fetch that ended at {@code atNanos} found. */
     private record Mark(long atNanos, long lowestSequence) {
     }
 
+    /** The highest sequence handed out, as read by {@code atNanos}. */
+    private record Assigned(long atNanos, long highestSequence) {
+    }
+
     private final ArrayDeque<Mark> marks = new ArrayDeque<>();
+    private final ArrayDeque<Assigned> assigned = new ArrayDeque<>();
     private boolean slow;
+    /** When the last fetch started, and the lowest sequence it found (MAX_VALUE: none; null: a row could not tell). */
+    private long lastFetchStartNanos;
+    private @Nullable Long lastFetchLowest;
     private long lastFullFetchNanos;
     private long lastSlowFetchNanos;
     /** The partitions of the last fetch from the start; null before it. */
@@ -61,7 +79,33 @@ final class FetchFloor {
             }
             floor = mark.lowestSequence();
         }
-        return floor;
+        Long byAssignment = floorByAssignment();
+        return byAssignment == null || (floor != null && floor >= byAssignment) ? floor : byAssignment;
+    }
+
+    /** Whether to read the highest sequence handed out before the fetch starting at {@code nowNanos}. */
+    boolean readsHighestAssigned(long nowNanos) {
+        return slow && (assigned.isEmpty()
+                || nowNanos - assigned.getLast().atNanos() >= ASSIGNED_READ_INTERVAL.toNanos());
+    }
+
+    /** The highest sequence handed out, read by {@code readNanos}: a time taken after the read returned. */
+    void highestAssigned(long highestSequence, long readNanos) {
+        assigned.addLast(new Assigned(readNanos, highestSequence));
+    }
+
+    /** The lowest the last fetch found, capped by the highest handed out LAG before it started; null if unknown. */
+    private @Nullable Long floorByAssignment() {
+        long before = lastFetchStartNanos - LAG.toNanos();
+        while (assigned.size() > 1 && second(assigned).atNanos() <= before) {
+            assigned.removeFirst(); // only the newest reading at least LAG before the last fetch counts
+        }
+        Assigned reading = assigned.peekFirst();
+        Long lowest = lastFetchLowest;
+        if (lowest == null || reading == null || reading.atNanos() > before) {
+            return null;
+        }
+        return Math.min(lowest, reading.highestSequence() + 1);
     }
 
     /**
@@ -69,6 +113,9 @@ final class FetchFloor {
      * {@code endNanos}.
      */
     void fetched(OwnedPartitions owned, @Nullable Long floor, long startNanos, long endNanos, FetchedRows rows) {
+        Long lowest = lowestSequence(rows);
+        lastFetchStartNanos = startNanos;
+        lastFetchLowest = rows.size() == 0 ? Long.valueOf(Long.MAX_VALUE) : lowest;
         if (floor == null) {
             if (!owned.equals(partitions)) {
                 marks.clear(); // what was due below a mark of other partitions says nothing of these
@@ -91,10 +138,10 @@ final class FetchFloor {
             }
             if (!slow) {
                 marks.clear();
+                assigned.clear();
                 return;
             }
         }
-        Long lowest = lowestSequence(rows);
         if (lowest == null) {
             return;
         }
@@ -105,10 +152,10 @@ final class FetchFloor {
         }
     }
 
-    private static Mark second(ArrayDeque<Mark> marks) {
-        Iterator<Mark> oldestFirst = marks.iterator();
-        oldestFirst.next();
-        return oldestFirst.next();
+    private static <T> T second(ArrayDeque<T> oldestFirst) {
+        Iterator<T> items = oldestFirst.iterator();
+        items.next();
+        return items.next();
     }
 
     /** The lowest sequence among the rows, or null when there are none or one has no sequence to tell. */

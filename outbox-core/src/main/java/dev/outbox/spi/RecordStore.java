@@ -5,6 +5,7 @@ import dev.outbox.partition.Fence;
 import dev.outbox.partition.OwnedPartitions;
 import java.time.Instant;
 import java.util.List;
+import java.util.OptionalLong;
 
 /**
  * The processing side of record storage: finds due records and writes their outcome.
@@ -111,6 +112,20 @@ public interface RecordStore {
      */
     default FetchedRows findUnknownStatusRows(OwnedPartitions partitions, int limit) {
         return FetchedRows.of(List.of());
+    }
+
+    /**
+     * The highest sequence the store has handed out to a record so far, whether its transaction has committed or not,
+     * or empty when the store cannot tell. A sequence handed out after this call returns is higher than what it
+     * returned. The processor asks while its fetches start past the handled records ({@link
+     * DueRecordsQuery#fromSequence()}), about four times a second, so that such a fetch may start just below the
+     * lowest record the last one found instead of a second behind it; the call must be cheap. The default cannot
+     * tell, and the floor then stays a second behind.
+     *
+     * @since 0.1.0
+     */
+    default OptionalLong highestAssignedSequence() {
+        return OptionalLong.empty();
     }
 
     /**

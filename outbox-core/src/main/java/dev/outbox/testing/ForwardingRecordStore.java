@@ -10,6 +10,7 @@ import dev.outbox.spi.RecordStore;
 import dev.outbox.spi.UnreadableRow;
 import java.time.Instant;
 import java.util.List;
+import java.util.OptionalLong;
 import java.util.Objects;
 
 /**
@@ -39,6 +40,11 @@ public class ForwardingRecordStore implements RecordStore {
     @Override
     public FetchedRows findUnknownStatusRows(OwnedPartitions partitions, int limit) {
         return delegate.findUnknownStatusRows(partitions, limit);
+    }
+
+    @Override
+    public OptionalLong highestAssignedSequence() {
+        return delegate.highestAssignedSequence();
     }
 
     @Override

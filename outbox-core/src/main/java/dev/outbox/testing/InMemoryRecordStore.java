@@ -25,6 +25,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.function.UnaryOperator;
@@ -74,6 +75,11 @@ public final class InMemoryRecordStore implements RecordStore, OutboxRecordRepos
         }
         records.put(record.getId(), record.toBuilder().sequence(nextSequence++).build());
         return record;
+    }
+
+    @Override
+    public synchronized OptionalLong highestAssignedSequence() {
+        return nextSequence == 1 ? OptionalLong.empty() : OptionalLong.of(nextSequence - 1);
     }
 
     @Override

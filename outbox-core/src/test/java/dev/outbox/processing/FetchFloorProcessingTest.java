@@ -16,6 +16,7 @@ import dev.outbox.testing.MutableClock;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.OptionalLong;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -44,6 +45,7 @@ class FetchFloorProcessingTest {
     private final Set<String> hidden = ConcurrentHashMap.newKeySet();
     private final AtomicLong highestFloor = new AtomicLong(-1);
     private final AtomicInteger fetchesWithAFloor = new AtomicInteger();
+    private final AtomicInteger readingsOfTheHighestAssigned = new AtomicInteger();
     private final ScheduledExecutorService writer = Executors.newSingleThreadScheduledExecutor();
     private OutboxProcessor processor;
 
@@ -72,6 +74,8 @@ class FetchFloorProcessingTest {
         writer.shutdownNow();
         await().atMost(PATIENCE).until(() -> records.countByStatus(OutboxRecordStatus.NEW) == 0);
         assertThat(fetchesWithAFloor.get()).as("fetches kept starting at a floor").isGreaterThan(floorsBefore);
+        assertThat(readingsOfTheHighestAssigned).as("the highest sequence handed out read while the floor was on")
+                .hasPositiveValue();
         assertThat(callsPerRecord).hasSize(written.get() + 1);
         assertThat(callsPerRecord.values()).allSatisfy(calls -> assertThat(calls).hasValue(1));
     }
@@ -107,6 +111,12 @@ class FetchFloorProcessingTest {
     /** The records, slow to read from the start, with the hidden ones left out. */
     private RecordStore store(Duration slowFromTheStart) {
         return new ForwardingRecordStore(records) {
+            @Override
+            public OptionalLong highestAssignedSequence() {
+                readingsOfTheHighestAssigned.incrementAndGet();
+                return super.highestAssignedSequence();
+            }
+
             @Override
             public FetchedRows findDue(DueRecordsQuery query) {
                 Long floor = query.fromSequence();

@@ -17,6 +17,7 @@ class FetchFloorTest {
     private static final long SLOW = FetchFloor.SLOW_FETCH.toNanos();
     private static final long LAG = FetchFloor.LAG.toNanos();
     private static final long FULL_INTERVAL = FetchFloor.FULL_FETCH_INTERVAL.toNanos();
+    private static final long READ_INTERVAL = FetchFloor.ASSIGNED_READ_INTERVAL.toNanos();
     private static final OwnedPartitions OWNED = OwnedPartitions.of(1, 2, 3);
 
     private final FetchFloor floor = new FetchFloor();
@@ -99,6 +100,80 @@ class FetchFloorTest {
         floor.fetched(OWNED, null, 0, SLOW, new FetchedRows(List.of(record(null)), List.of()));
 
         assertThat(floor.floor(OWNED, 2 * LAG)).isNull();
+    }
+
+    // ---------------------------------------------------------------- with the highest sequence handed out
+
+    @Test
+    void theHighestAssignedIsReadOnlyWhileTheFloorIsOnAndAtMostEveryReadInterval() {
+        assertThat(floor.readsHighestAssigned(0)).as("fetches from the start are fast").isFalse();
+
+        floor.fetched(OWNED, null, 0, SLOW, rows(100L));
+        assertThat(floor.readsHighestAssigned(SLOW)).isTrue();
+        floor.highestAssigned(1_000L, SLOW + MS);
+        assertThat(floor.readsHighestAssigned(SLOW + MS + READ_INTERVAL - 1)).isFalse();
+        assertThat(floor.readsHighestAssigned(SLOW + MS + READ_INTERVAL)).isTrue();
+    }
+
+    @Test
+    void inABacklogTheFloorFollowsTheLastFetchInsteadOfStayingALagBehind() {
+        floor.fetched(OWNED, null, 0, SLOW, rows(1L));
+        floor.highestAssigned(10_000L, SLOW); // the backlog, written before; nothing handed out since
+        long t = SLOW + LAG;
+        floor.fetched(OWNED, null, t, t + SLOW, rows(100L, 150L)); // the fetch from the start at its interval
+
+        assertThat(floor.floor(OWNED, t + SLOW)).as("at once, not a lag later").isEqualTo(100L);
+        floor.fetched(OWNED, 100L, t + SLOW, t + SLOW + MS, rows(180L, 190L));
+        assertThat(floor.floor(OWNED, t + SLOW + MS)).isEqualTo(180L);
+    }
+
+    @Test
+    void aSequenceHandedOutSinceTheReadingStaysAboveTheFloor() {
+        floor.fetched(OWNED, null, 0, SLOW, rows(1L));
+        floor.highestAssigned(150L, SLOW);
+        long t = SLOW + LAG;
+        floor.fetched(OWNED, null, t, t + SLOW, rows(100L));
+        floor.fetched(OWNED, 100L, t + SLOW, t + SLOW + MS, rows(300L, 310L)); // 151..299: maybe not committed yet
+
+        assertThat(floor.floor(OWNED, t + SLOW + MS)).isEqualTo(151L);
+    }
+
+    @Test
+    void aFetchThatFindsNothingLetsTheFloorRiseToTheHighestAssignedALagBeforeIt() {
+        floor.fetched(OWNED, null, 0, SLOW, rows(1L));
+        floor.highestAssigned(500L, SLOW);
+        long t = SLOW + LAG;
+        floor.fetched(OWNED, null, t, t + SLOW, rows(100L));
+        floor.fetched(OWNED, 100L, t + SLOW, t + SLOW + MS, rows());
+
+        assertThat(floor.floor(OWNED, t + SLOW + MS)).isEqualTo(501L);
+    }
+
+    @Test
+    void aReadingLessThanALagBeforeTheLastFetchIsNotUsed() {
+        floor.fetched(OWNED, null, 0, SLOW, rows(100L));
+        floor.highestAssigned(10_000L, SLOW);
+        floor.fetched(OWNED, null, SLOW + LAG - 1, SLOW + LAG - 1 + SLOW, rows(200L));
+
+        assertThat(floor.floor(OWNED, SLOW + LAG)).as("the mark a lag old, as without a reading").isEqualTo(100L);
+    }
+
+    @Test
+    void theFloorIsNeverBelowTheMarkALagOld() {
+        floor.fetched(OWNED, null, 0, SLOW, rows(100L));
+        floor.highestAssigned(50L, SLOW); // below the mark: of two floors, each safe, the higher counts
+        floor.fetched(OWNED, null, SLOW + LAG, 2 * SLOW + LAG, rows(120L));
+
+        assertThat(floor.floor(OWNED, 2 * SLOW + LAG)).isEqualTo(100L);
+    }
+
+    @Test
+    void aFetchWithRowsWithoutASequenceLeavesTheFloorALagBehind() {
+        floor.fetched(OWNED, null, 0, SLOW, rows(100L));
+        floor.highestAssigned(10_000L, SLOW);
+        floor.fetched(OWNED, null, SLOW + LAG, 2 * SLOW + LAG, new FetchedRows(List.of(record(null)), List.of()));
+
+        assertThat(floor.floor(OWNED, 2 * SLOW + LAG)).isEqualTo(100L);
     }
 
     private static FetchedRows rows(Long... sequences) {

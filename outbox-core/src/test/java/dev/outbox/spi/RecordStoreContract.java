@@ -63,6 +63,11 @@ public abstract class RecordStoreContract {
     /** The partition table the store checks fenced writes against; its rows may be owned by anyone at the start. */
     protected abstract PartitionStore partitions();
 
+    /** Whether the store tells {@link RecordStore#highestAssignedSequence()}; those that cannot must say so. */
+    protected boolean tellsHighestAssignedSequence() {
+        return false;
+    }
+
     // ================================================================ helpers
 
     private OutboxRecord build(String aggregateId, String payload) {
@@ -111,6 +116,24 @@ public abstract class RecordStoreContract {
     private void makeWaiting(OutboxRecord record) {
         assertThat(recordStore().scheduleRetry(unfenced(stored(record)), 1, clock.instant().plus(Duration.ofHours(1)),
                 "java.io.IOException: broker down")).isTrue();
+    }
+
+    // ================================================================ the highest sequence handed out
+
+    @Test
+    public final void theHighestAssignedSequenceCoversEverySavedRecordAndNoLaterOne() {
+        if (!tellsHighestAssignedSequence()) {
+            save("A", "a1");
+            assertThat(recordStore().highestAssignedSequence()).as("a store that cannot tell says so").isEmpty();
+            return;
+        }
+        OutboxRecord first = save("A", "a1");
+        long afterFirst = recordStore().highestAssignedSequence().orElseThrow();
+        assertThat(afterFirst).isGreaterThanOrEqualTo(first.getSequence());
+
+        OutboxRecord second = save("B", "b1");
+        assertThat(second.getSequence()).as("handed out later").isGreaterThan(afterFirst);
+        assertThat(recordStore().highestAssignedSequence().orElseThrow()).isGreaterThanOrEqualTo(second.getSequence());
     }
 
     // ================================================================ administration of FAILED records

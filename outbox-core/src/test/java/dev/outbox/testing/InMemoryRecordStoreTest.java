@@ -35,6 +35,11 @@ class InMemoryRecordStoreTest extends RecordStoreContract {
     }
 
     @Override
+    protected boolean tellsHighestAssignedSequence() {
+        return true;
+    }
+
+    @Override
     protected PartitionStore partitions() {
         return cluster;
     }

@@ -34,6 +34,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.OptionalLong;
 import java.util.Set;
 import java.util.function.Function;
 import java.util.stream.Collectors;
@@ -82,6 +83,7 @@ public final class JdbcRecordStore implements RecordStore, RecordStatistics, Rec
     private final String findFailed;
     private final @Nullable String markCompletedBulk;
     private final @Nullable String deleteCompletedBulk;
+    private final @Nullable String highestAssignedSequence;
     private final ResultSetExtractor<FetchedRows> rows;
 
     /** On the default tables ({@link OutboxTables#defaults()}). */
@@ -120,6 +122,7 @@ public final class JdbcRecordStore implements RecordStore, RecordStatistics, Rec
         this.findFailed = sql.get("admin.findFailed").replace("{columns}", columns);
         this.markCompletedBulk = sql.find("record.markCompleted.bulk").orElse(null);
         this.deleteCompletedBulk = sql.find("record.deleteCompleted.bulk").orElse(null);
+        this.highestAssignedSequence = sql.find("record.highestAssignedSequence").orElse(null);
     }
 
     @Override
@@ -179,6 +182,16 @@ public final class JdbcRecordStore implements RecordStore, RecordStatistics, Rec
                     ps.getMoreResults();
                     return read.doInPreparedStatement(ps);
                 }));
+    }
+
+    @Override
+    public OptionalLong highestAssignedSequence() {
+        if (highestAssignedSequence == null) {
+            return OptionalLong.empty();
+        }
+        List<Long> highest = jdbc.getJdbcOperations().query(highestAssignedSequence,
+                (row, index) -> row.getObject(1, Long.class));
+        return highest.isEmpty() || highest.get(0) == null ? OptionalLong.empty() : OptionalLong.of(highest.get(0));
     }
 
     @Override

@@ -66,4 +66,10 @@ public abstract class AbstractDatabaseRecordStoreContractTest extends RecordStor
     protected PartitionStore partitions() {
         return partitions;
     }
+
+    /** PostgreSQL's identity sequence tells (postgresql.xml); the other databases' files have no statement for it. */
+    @Override
+    protected boolean tellsHighestAssignedSequence() {
+        return databaseKind() == TestDatabase.Kind.POSTGRES;
+    }
 }

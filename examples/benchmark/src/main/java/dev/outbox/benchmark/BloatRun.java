@@ -5,6 +5,7 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import org.jspecify.annotations.Nullable;
 import org.springframework.jdbc.core.JdbcTemplate;
 
@@ -18,29 +19,17 @@ final class BloatRun {
 
     static final String TABLE = "outbox_record";
 
-    /** The due fetch of one node owning every partition, as the PostgreSQL dialect writes it (batch size 100). */
-    static final String DUE_FETCH = """
-            EXPLAIN (ANALYZE, BUFFERS)
-            SELECT r.* FROM outbox_record r
-            WHERE r.status = 'NEW' AND r.next_retry_at <= CURRENT_TIMESTAMP
-              AND NOT EXISTS (
-                  SELECT 1 FROM outbox_record p
-                  WHERE p.aggregate_id = r.aggregate_id AND p.handler_id = r.handler_id
-                    AND p.sequence_no < r.sequence_no AND p.status IN ('NEW', 'FAILED')
-                    AND (p.status = 'FAILED' OR p.next_retry_at > CURRENT_TIMESTAMP)
-                  ORDER BY p.sequence_no DESC LIMIT 1 OFFSET 0)
-            ORDER BY r.sequence_no
-            LIMIT 100""";
-
     private final BloatBenchmark.Options options;
     private final BenchDatabase database;
     private final JdbcTemplate jdbc;
+    private final DueFetchPlan dueFetchPlan;
     private final RecordWriter writer;
 
     BloatRun(BloatBenchmark.Options options, BenchDatabase database, RecordWriter writer) {
         this.options = options;
         this.database = database;
         this.jdbc = database.jdbc();
+        this.dueFetchPlan = new DueFetchPlan(Objects.requireNonNull(jdbc.getDataSource()));
         this.writer = writer;
     }
 
@@ -178,12 +167,11 @@ final class BloatRun {
     private Map<String, Object> explain(@Nullable SnapshotHolder holder) {
         Map<String, Object> plan = new LinkedHashMap<>();
         plan.put("snapshotHeld", holder != null && holder.isHeld());
-        plan.put("plan", jdbc.queryForList(DUE_FETCH, String.class));
+        plan.put("plan", dueFetchPlan.explain(null));
         List<Long> lowest = jdbc.queryForList(
                 "SELECT sequence_no FROM outbox_record WHERE status = 'NEW' ORDER BY sequence_no LIMIT 1", Long.class);
         if (!lowest.isEmpty()) {
-            plan.put("planFromFloor", jdbc.queryForList(DUE_FETCH.replace("ORDER BY r.sequence_no\nLIMIT",
-                    "AND r.sequence_no >= " + lowest.get(0) + "\nORDER BY r.sequence_no\nLIMIT"), String.class));
+            plan.put("planFromFloor", dueFetchPlan.explain(lowest.get(0)));
         }
         return plan;
     }
