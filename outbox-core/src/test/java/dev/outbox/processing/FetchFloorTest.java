@@ -117,36 +117,39 @@ class FetchFloorTest {
 
     @Test
     void inABacklogTheFloorFollowsTheLastFetchInsteadOfStayingALagBehind() {
-        floor.fetched(OWNED, null, 0, SLOW, rows(1L));
-        floor.highestAssigned(10_000L, SLOW); // the backlog, written before; nothing handed out since
-        long t = SLOW + LAG;
-        floor.fetched(OWNED, null, t, t + SLOW, rows(100L, 150L)); // the fetch from the start at its interval
+        long t = floorOnThenAFetchALagLaterFinding100(10_000L); // the backlog, written before; nothing since
 
-        assertThat(floor.floor(OWNED, t + SLOW)).as("at once, not a lag later").isEqualTo(100L);
-        floor.fetched(OWNED, 100L, t + SLOW, t + SLOW + MS, rows(180L, 190L));
-        assertThat(floor.floor(OWNED, t + SLOW + MS)).isEqualTo(180L);
+        assertThat(floor.floor(OWNED, t)).as("at once, not a lag later").isEqualTo(100L);
+        floor.fetched(OWNED, 100L, t, t + MS, rows(180L, 190L));
+        assertThat(floor.floor(OWNED, t + MS)).isEqualTo(180L);
     }
 
     @Test
     void aSequenceHandedOutSinceTheReadingStaysAboveTheFloor() {
-        floor.fetched(OWNED, null, 0, SLOW, rows(1L));
-        floor.highestAssigned(150L, SLOW);
-        long t = SLOW + LAG;
-        floor.fetched(OWNED, null, t, t + SLOW, rows(100L));
-        floor.fetched(OWNED, 100L, t + SLOW, t + SLOW + MS, rows(300L, 310L)); // 151..299: maybe not committed yet
+        long t = floorOnThenAFetchALagLaterFinding100(150L);
+        floor.fetched(OWNED, 100L, t, t + MS, rows(300L, 310L)); // 151..299: maybe not committed yet
 
-        assertThat(floor.floor(OWNED, t + SLOW + MS)).isEqualTo(151L);
+        assertThat(floor.floor(OWNED, t + MS)).isEqualTo(151L);
     }
 
     @Test
     void aFetchThatFindsNothingLetsTheFloorRiseToTheHighestAssignedALagBeforeIt() {
-        floor.fetched(OWNED, null, 0, SLOW, rows(1L));
-        floor.highestAssigned(500L, SLOW);
-        long t = SLOW + LAG;
-        floor.fetched(OWNED, null, t, t + SLOW, rows(100L));
-        floor.fetched(OWNED, 100L, t + SLOW, t + SLOW + MS, rows());
+        long t = floorOnThenAFetchALagLaterFinding100(500L);
+        floor.fetched(OWNED, 100L, t, t + MS, rows());
 
-        assertThat(floor.floor(OWNED, t + SLOW + MS)).isEqualTo(501L);
+        assertThat(floor.floor(OWNED, t + MS)).isEqualTo(501L);
+    }
+
+    /**
+     * A slow fetch from the start at 0 (the floor goes on), {@code highestAssigned} read as it ends, and a fetch from
+     * the start a lag later finding sequence 100 and more; returns when that fetch ended.
+     */
+    private long floorOnThenAFetchALagLaterFinding100(long highestAssigned) {
+        floor.fetched(OWNED, null, 0, SLOW, rows(1L));
+        floor.highestAssigned(highestAssigned, SLOW);
+        long t = SLOW + LAG;
+        floor.fetched(OWNED, null, t, t + SLOW, rows(100L, 150L));
+        return t + SLOW;
     }
 
     @Test
