@@ -38,7 +38,7 @@ import org.springframework.transaction.support.TransactionTemplate;
  * older than it is.
  *
  * <p>Needs no surrounding transaction (each method runs its statements in auto-commit, but
- * {@link #heartbeatAndFindLive}, which runs its two in a transaction of its own). Give it a
+ * {@link #heartbeatAndFindLive}, which on PostgreSQL runs its two in a transaction of its own). Give it a
  * {@link ReservedConnectionDataSource} so that heartbeats do not wait for a busy application pool; a heartbeat that
  * finds the reserved connection broken then runs once more on a new one.
  */
@@ -142,10 +142,18 @@ public final class JdbcInstanceStore implements InstanceStore {
         return onReserved(() -> jdbc.update(heartbeat, id(instanceId)) == 1);
     }
 
-    /** Both statements in one transaction: one commit, and on PostgreSQL one entry in pg_stat_database, not two. */
+    /**
+     * Both statements in one transaction where {@link DatabaseDialect#heartbeatsInOneTransaction} allows it: one
+     * commit, and on PostgreSQL one entry in pg_stat_database, not two. Elsewhere the heartbeat commits before the
+     * read, so that no other instance ever waits for this one's row.
+     */
     @Override
     public Optional<List<InstanceState>> heartbeatAndFindLive(String instanceId, Duration staleTimeout) {
         Objects.requireNonNull(staleTimeout, "staleTimeout");
+        if (!dialect.heartbeatsInOneTransaction()) {
+            return onReserved(() -> jdbc.update(heartbeat, id(instanceId)) == 1
+                    ? Optional.of(queryLive(staleTimeout)) : Optional.empty());
+        }
         return onReserved(() -> Objects.requireNonNull(transactions.execute(status ->
                 jdbc.update(heartbeat, id(instanceId)) == 1 ? Optional.of(queryLive(staleTimeout))
                         : Optional.<List<InstanceState>>empty())));

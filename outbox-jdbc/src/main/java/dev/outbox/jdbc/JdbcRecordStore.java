@@ -48,6 +48,7 @@ import org.springframework.jdbc.core.namedparam.MapSqlParameterSource;
 import org.springframework.jdbc.core.namedparam.NamedParameterJdbcTemplate;
 import org.springframework.jdbc.core.namedparam.SqlParameterSource;
 import org.springframework.jdbc.datasource.DataSourceTransactionManager;
+import org.springframework.transaction.TransactionDefinition;
 import org.springframework.transaction.support.TransactionTemplate;
 
 /**
@@ -100,6 +101,10 @@ public final class JdbcRecordStore implements RecordStore, RecordStatistics, Rec
         this.jdbc = new NamedParameterJdbcTemplate(dataSource);
         this.transactions = new TransactionTemplate(new DataSourceTransactionManager(dataSource));
         this.dialect = sql.dialect();
+        if (dialect.writesLockWhatTheyRead()) {
+            // The fences of a batch must not hold partition rows until its commit: see writesLockWhatTheyRead.
+            transactions.setIsolationLevel(TransactionDefinition.ISOLATION_READ_COMMITTED);
+        }
         this.sql = Objects.requireNonNull(sql, "sql");
         String columns = sql.get("record.columns");
         this.findDueHeadOfAggregate = sql.get("record.findDue.headOfAggregate").replace("{columns}", columns);

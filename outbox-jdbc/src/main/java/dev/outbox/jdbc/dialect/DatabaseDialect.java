@@ -34,12 +34,12 @@ import org.slf4j.LoggerFactory;
 public enum DatabaseDialect {
 
     /** PostgreSQL; the one database with LISTEN/NOTIFY. */
-    POSTGRESQL("PostgreSQL", "postgresql", "postgresql", "CURRENT_TIMESTAMP", true, true, '"'),
-    H2("H2", "h2", "h2", "CURRENT_TIMESTAMP", true, false, '"'),
+    POSTGRESQL("PostgreSQL", "postgresql", "postgresql", "CURRENT_TIMESTAMP", true, true, true, false, '"'),
+    H2("H2", "h2", "h2", "CURRENT_TIMESTAMP", true, false, false, false, '"'),
     /** MariaDB 10.11 and later. Its timestamps are {@code DATETIME(6)} in UTC. */
-    MARIADB("MariaDB", "mariadb", "mysql", "UTC_TIMESTAMP(6)", false, false, '`'),
+    MARIADB("MariaDB", "mariadb", "mysql", "UTC_TIMESTAMP(6)", false, false, false, true, '`'),
     /** MySQL 8 and later; the same SQL as MariaDB. */
-    MYSQL("MySQL", "mysql", "mysql", "UTC_TIMESTAMP(6)", false, false, '`');
+    MYSQL("MySQL", "mysql", "mysql", "UTC_TIMESTAMP(6)", false, false, false, true, '`');
 
     private static final Logger log = LoggerFactory.getLogger(DatabaseDialect.class);
 
@@ -49,16 +49,21 @@ public enum DatabaseDialect {
     private final String now;
     private final boolean zonedTimestamps;
     private final boolean notifications;
+    private final boolean heartbeatsInOneTransaction;
+    private final boolean writesLockWhatTheyRead;
     private final char identifierQuote;
 
     DatabaseDialect(String productName, String productToken, String resourceName, String now,
-            boolean zonedTimestamps, boolean notifications, char identifierQuote) {
+            boolean zonedTimestamps, boolean notifications, boolean heartbeatsInOneTransaction,
+            boolean writesLockWhatTheyRead, char identifierQuote) {
         this.productName = productName;
         this.productToken = productToken;
         this.resourceName = resourceName;
         this.now = now;
         this.zonedTimestamps = zonedTimestamps;
         this.notifications = notifications;
+        this.heartbeatsInOneTransaction = heartbeatsInOneTransaction;
+        this.writesLockWhatTheyRead = writesLockWhatTheyRead;
         this.identifierQuote = identifierQuote;
     }
 
@@ -70,6 +75,27 @@ public enum DatabaseDialect {
     /** Whether a committing transaction can wake the other instances (LISTEN/NOTIFY); see PostgresNotifications. */
     public boolean hasNotifications() {
         return notifications;
+    }
+
+    /**
+     * Whether an instance's heartbeat and its read of the live instances share one transaction, which saves a commit
+     * per heartbeat. An instance frozen between the two then holds its row locked, so this is only where nobody
+     * waits for that lock: PostgreSQL's claims read instance rows without locking them and its removal of stale
+     * instances skips locked rows. InnoDB's claims lock the instance rows their subqueries read (shared), so there a
+     * frozen instance would hold up every other instance's takeover; there the heartbeat commits on its own.
+     */
+    public boolean heartbeatsInOneTransaction() {
+        return heartbeatsInOneTransaction;
+    }
+
+    /**
+     * Whether a write's subqueries lock the rows they read until the transaction ends, at the database's default
+     * isolation: InnoDB at {@code REPEATABLE READ}. A transaction of fenced writes then holds its partition rows, and
+     * an instance paused before its commit would hold up every claim of those partitions; such transactions run at
+     * {@code READ COMMITTED}, where the fence is read as on PostgreSQL, without a lock.
+     */
+    public boolean writesLockWhatTheyRead() {
+        return writesLockWhatTheyRead;
     }
 
     /** Detects the database behind {@code dataSource} from its JDBC metadata; fails for an unsupported one. */
