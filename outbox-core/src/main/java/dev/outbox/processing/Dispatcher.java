@@ -101,17 +101,34 @@ final class Dispatcher {
                 fetchFloor.fetched(owned, floor, startNanos, System.nanoTime(), rows);
                 return rows;
             });
+            Fetch swept = sweepBelowTheFloor(owned, now, limit, floor);
             lookForUnknownStatuses(owned, now, limit);
             if (!deferred.lookDue(now, due.fetched() < limit)) {
-                return due;
+                return due.and(swept);
             }
             Fetch look = fetchAndDispatch(owned, () -> store.findDeferralsDue(new DeferredRecordsQuery(owned,
                     deferred.setAside(), now, deferred.maxDeferralCutoff(now), limit, headOfAggregateOnly)));
             deferred.looked(now, look.fetched() >= limit);
-            return due.and(look);
+            return due.and(swept).and(look);
         } finally {
             fetchLock.unlock();
         }
+    }
+
+    /** The next stretch below the floor, when a sweep runs ({@link BelowFloorSweep}). */
+    private Fetch sweepBelowTheFloor(OwnedPartitions owned, Instant now, int limit, @Nullable Long floor) {
+        BelowFloorSweep.Piece piece = fetchFloor.sweepPiece(floor, System.nanoTime());
+        if (piece == null) {
+            return Fetch.NONE;
+        }
+        long startNanos = System.nanoTime();
+        Fetch swept = fetchAndDispatch(owned, () -> {
+            FetchedRows rows = store.findDue(new DueRecordsQuery(owned, now, limit, headOfAggregateOnly,
+                    deferred.setAside(), piece.fromSequence(), piece.toSequence()));
+            fetchFloor.swept(piece, startNanos, System.nanoTime(), rows, limit);
+            return rows;
+        });
+        return fetchFloor.sweeping() ? swept.sweepGoesOn() : swept;
     }
 
     /** Fails the rows of a status the library does not know, every {@link #UNKNOWN_STATUS_LOOK_INTERVAL}. */
@@ -184,18 +201,32 @@ final class Dispatcher {
 
     /**
      * What one fetch did: rows read, rows left because their lane was in hand or released meanwhile (and whether any
-     * for the latter reason), and the lanes handed to workers.
+     * for the latter reason), the lanes handed to workers, and whether a sweep below the floor goes on (the next
+     * fetch should not wait).
      */
-    record Fetch(int fetched, int skipped, boolean skippedReleased, List<LaneWork> dispatched) {
+    record Fetch(int fetched, int skipped, boolean skippedReleased, List<LaneWork> dispatched, boolean sweeping) {
         /** Nothing fetched because nothing is owned: the store was not asked, so this says nothing of its health. */
-        static final Fetch STORE_NOT_ASKED = new Fetch(0, 0, false, List.of());
+        static final Fetch STORE_NOT_ASKED = new Fetch(0, 0, false, List.of(), false);
+        /** No fetch. */
+        static final Fetch NONE = new Fetch(0, 0, false, List.of(), false);
+
+        Fetch(int fetched, int skipped, boolean skippedReleased, List<LaneWork> dispatched) {
+            this(fetched, skipped, skippedReleased, dispatched, false);
+        }
 
         /** Both fetches as one. */
         Fetch and(Fetch other) {
+            if (other == NONE) {
+                return this;
+            }
             List<LaneWork> both = new ArrayList<>(dispatched);
             both.addAll(other.dispatched);
             return new Fetch(fetched + other.fetched, skipped + other.skipped,
-                    skippedReleased || other.skippedReleased, both);
+                    skippedReleased || other.skippedReleased, both, sweeping || other.sweeping);
+        }
+
+        Fetch sweepGoesOn() {
+            return new Fetch(fetched, skipped, skippedReleased, dispatched, true);
         }
     }
 }

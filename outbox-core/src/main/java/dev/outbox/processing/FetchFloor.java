@@ -1,9 +1,8 @@
 package dev.outbox.processing;
 
-import dev.outbox.OutboxRecord;
 import dev.outbox.partition.OwnedPartitions;
+import dev.outbox.processing.BelowFloorSweep.Piece;
 import dev.outbox.spi.FetchedRows;
-import dev.outbox.spi.UnreadableRow;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.Iterator;
@@ -17,13 +16,14 @@ import org.slf4j.LoggerFactory;
  * cleaned it up. While a long transaction holds a snapshot open nothing cleans them, so every fetch walks all the
  * records finished meanwhile: the bloat that slows a queue on a database table down more and more.
  *
- * <p>So once a fetch from the start is slow ({@link #SLOW_FETCH}), the next fetches start at a floor (until fetches
- * from the start have been fast for {@link #FULL_FETCH_INTERVAL}): the lowest
+ * <p>So once a fetch from the start is slow ({@link #SLOW_FETCH}), the next fetches start at a floor (until reads
+ * below it have been fast for {@link #FULL_FETCH_INTERVAL}): the lowest
  * sequence a fetch found at least {@link #LAG} ago. Nothing below it was due then. What can turn up below it since (a
  * record whose transaction took its sequence earlier and committed more than {@code LAG} later, a retry falling due,
- * an operator's retry) is read by a fetch from the start, which runs at least every {@link #FULL_FETCH_INTERVAL} and
- * at once when the owned partitions change: such a record waits up to that much longer, and none is left behind.
- * While fetches from the start are fast there is no floor at all.
+ * an operator's retry) is read by a sweep below the floor ({@link BelowFloorSweep}), a stretch per fetch, which starts
+ * at least every {@link #FULL_FETCH_INTERVAL}, or by a fetch from the start when the owned partitions change: such a
+ * record waits up to a sweep longer, and none is left behind. While fetches from the start are fast there is no floor
+ * at all.
  *
  * <p>A floor a second behind still walks a second's worth of handled records per fetch: a backlog drained at 20,000
  * records a second, 20,000 entries. When the store tells the highest sequence it has handed out
@@ -57,11 +57,13 @@ final class FetchFloor {
     }
 
     private final ArrayDeque<Mark> marks = new ArrayDeque<>();
+    private final BelowFloorSweep sweep = new BelowFloorSweep();
     private final ArrayDeque<Assigned> assigned = new ArrayDeque<>();
     private boolean slow;
     /** When the last fetch started, and the lowest sequence it found (MAX_VALUE: none; null: a row could not tell). */
     private long lastFetchStartNanos;
     private @Nullable Long lastFetchLowest;
+    /** When the last fetch from the start or sweep below the floor began. */
     private long lastFullFetchNanos;
     private long lastSlowFetchNanos;
     /** The partitions of the last fetch from the start; null before it. */
@@ -69,7 +71,7 @@ final class FetchFloor {
 
     /** The floor of a fetch starting at {@code nowNanos}, or null for a fetch from the start. */
     @Nullable Long floor(OwnedPartitions owned, long nowNanos) {
-        if (!slow || nowNanos - lastFullFetchNanos >= FULL_FETCH_INTERVAL.toNanos() || !owned.equals(partitions)) {
+        if (!slow || !owned.equals(partitions)) {
             return null;
         }
         Long floor = null;
@@ -81,6 +83,48 @@ final class FetchFloor {
         }
         Long byAssignment = floorByAssignment();
         return byAssignment == null || (floor != null && floor >= byAssignment) ? floor : byAssignment;
+    }
+
+    /**
+     * The stretch below the floor to read after a fetch from {@code floor} (null: from the start, which needs none),
+     * at {@code nowNanos}: a sweep starts {@link #FULL_FETCH_INTERVAL} after the last one began. Null when none runs.
+     */
+    @Nullable Piece sweepPiece(@Nullable Long floor, long nowNanos) {
+        if (floor == null) {
+            return null;
+        }
+        if (!sweep.running() && nowNanos - lastFullFetchNanos >= FULL_FETCH_INTERVAL.toNanos()) {
+            sweep.begin(floor, nowNanos);
+            lastFullFetchNanos = nowNanos;
+        }
+        return sweep.nextPiece();
+    }
+
+    /** Whether a sweep below the floor is under way: the poll loop then fetches again without waiting. */
+    boolean sweeping() {
+        return sweep.running();
+    }
+
+    /**
+     * What the stretch {@code piece} read, up to {@code limit} rows, from {@code startNanos} to {@code endNanos}. A
+     * sweep whose stretches took under {@link #SLOW_FETCH} in all, {@link #FULL_FETCH_INTERVAL} after the last slow
+     * one, turns the floor off.
+     */
+    void swept(Piece piece, long startNanos, long endNanos, FetchedRows rows, int limit) {
+        if (!sweep.fetched(piece, startNanos, endNanos, rows, limit)) {
+            return;
+        }
+        log.debug("Outbox processor: read below the floor ({}) in {} stretch(es), {} µs in all, over {} ms",
+                sweep.end(), sweep.pieces(), sweep.spentNanos() / 1_000, (endNanos - sweep.startNanos()) / 1_000_000);
+        if (sweep.spentNanos() >= SLOW_FETCH.toNanos()) {
+            lastSlowFetchNanos = sweep.startNanos();
+        } else if (sweep.startNanos() - lastSlowFetchNanos >= FULL_FETCH_INTERVAL.toNanos()) {
+            slow = false;
+            marks.clear();
+            assigned.clear();
+            log.debug("Outbox processor: reads below the floor have been fast for {}; the floor is off",
+                    FULL_FETCH_INTERVAL);
+        }
     }
 
     /** Whether to read the highest sequence handed out before the fetch starting at {@code nowNanos}. */
@@ -113,10 +157,12 @@ final class FetchFloor {
      * {@code endNanos}.
      */
     void fetched(OwnedPartitions owned, @Nullable Long floor, long startNanos, long endNanos, FetchedRows rows) {
-        Long lowest = lowestSequence(rows);
+        Long lowest = FetchedSequences.lowest(rows);
         lastFetchStartNanos = startNanos;
         lastFetchLowest = rows.size() == 0 ? Long.valueOf(Long.MAX_VALUE) : lowest;
         if (floor == null) {
+            sweep.cancel(); // this read covers what a sweep would
+            sweep.readFromTheStart(lowest);
             if (!owned.equals(partitions)) {
                 marks.clear(); // what was due below a mark of other partitions says nothing of these
                 partitions = owned;
@@ -156,25 +202,5 @@ final class FetchFloor {
         Iterator<T> items = oldestFirst.iterator();
         items.next();
         return items.next();
-    }
-
-    /** The lowest sequence among the rows, or null when there are none or one has no sequence to tell. */
-    private static @Nullable Long lowestSequence(FetchedRows rows) {
-        long lowest = Long.MAX_VALUE;
-        for (OutboxRecord record : rows.records()) {
-            Long sequence = record.getSequence();
-            if (sequence == null) {
-                return null;
-            }
-            lowest = Math.min(lowest, sequence);
-        }
-        for (UnreadableRow row : rows.unreadable()) {
-            Long sequence = row.sequence();
-            if (sequence == null) {
-                return null;
-            }
-            lowest = Math.min(lowest, sequence);
-        }
-        return lowest == Long.MAX_VALUE ? null : lowest;
     }
 }

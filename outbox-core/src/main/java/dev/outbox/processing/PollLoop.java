@@ -96,6 +96,8 @@ final class PollLoop implements Runnable {
                 } else if (fetch.skippedReleased()) {
                     // A lane left by the race guard was released while its rows were read: read it again at once.
                     idleWait = FIRST_IDLE_WAIT;
+                } else if (fetch.sweeping()) {
+                    idleWait = FIRST_IDLE_WAIT; // a stretch below the floor per fetch: the next one at once
                 } else if (fetch.dispatched().isEmpty() && fetch.skipped() > 0) {
                     // Everything due belongs to lanes in hand: fetch again once one of them is released.
                     waiter.await(options.pollInterval(), true, this::isRunning);

@@ -21,9 +21,11 @@ import org.jspecify.annotations.Nullable;
  *     records finished below it (see {@code FetchFloor} in the processor). Under {@code headOfAggregateOnly} a record
  *     below it that is {@code NEW} (due or not) or {@code FAILED} holds back the later records of its lane, since the
  *     read does not return it to go first. A store may ignore it and read from the start. Since 0.1.0
+ * @param toSequence null, or the sequence the read stops before: records at or above it are left out, so that a
+ *     read of the records below the floor walks one stretch of the index at a time. A store may ignore it. Since 0.1.0
  */
 public record DueRecordsQuery(OwnedPartitions partitions, Instant now, int limit, boolean headOfAggregateOnly,
-        Set<String> setAside, @Nullable Long fromSequence) {
+        Set<String> setAside, @Nullable Long fromSequence, @Nullable Long toSequence) {
 
     public DueRecordsQuery {
         Objects.requireNonNull(partitions, "partitions");
@@ -34,17 +36,27 @@ public record DueRecordsQuery(OwnedPartitions partitions, Instant now, int limit
         if (limit < 1) {
             throw new IllegalArgumentException("limit must be >= 1 but was " + limit);
         }
+        if (fromSequence != null && toSequence != null && toSequence <= fromSequence) {
+            throw new IllegalArgumentException("toSequence must be greater than fromSequence (" + fromSequence
+                    + ") but was " + toSequence);
+        }
         setAside = Set.copyOf(setAside);
+    }
+
+    /** A query from {@code fromSequence} (null: the first record) on. */
+    public DueRecordsQuery(OwnedPartitions partitions, Instant now, int limit, boolean headOfAggregateOnly,
+            Set<String> setAside, @Nullable Long fromSequence) {
+        this(partitions, now, limit, headOfAggregateOnly, setAside, fromSequence, null);
     }
 
     /** A query from the first record on. */
     public DueRecordsQuery(OwnedPartitions partitions, Instant now, int limit, boolean headOfAggregateOnly,
             Set<String> setAside) {
-        this(partitions, now, limit, headOfAggregateOnly, setAside, null);
+        this(partitions, now, limit, headOfAggregateOnly, setAside, null, null);
     }
 
     /** A query that sets nothing aside. */
     public DueRecordsQuery(OwnedPartitions partitions, Instant now, int limit, boolean headOfAggregateOnly) {
-        this(partitions, now, limit, headOfAggregateOnly, Set.of(), null);
+        this(partitions, now, limit, headOfAggregateOnly, Set.of(), null, null);
     }
 }

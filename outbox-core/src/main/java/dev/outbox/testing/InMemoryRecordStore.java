@@ -201,6 +201,10 @@ public final class InMemoryRecordStore implements RecordStore, OutboxRecordRepos
         Set<List<@Nullable String>> heldBack = new HashSet<>();
         List<OutboxRecord> due = new ArrayList<>();
         for (OutboxRecord record : all()) {
+            Long sequence = record.getSequence();
+            if (query.toSequence() != null && sequence != null && sequence >= query.toSequence()) {
+                break; // in sequence order: the rest lie above the stretch read
+            }
             if (!query.partitions().contains(record.getPartition())
                     || query.setAside().contains(handlerKey(record))) {
                 continue;

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.outbox.OutboxRecord;
 import dev.outbox.OutboxRecordStatus;
 import dev.outbox.partition.OwnedPartitions;
+import dev.outbox.processing.BelowFloorSweep.Piece;
 import dev.outbox.spi.FetchedRows;
 import java.time.Instant;
 import java.util.Arrays;
@@ -18,6 +19,8 @@ class FetchFloorTest {
     private static final long LAG = FetchFloor.LAG.toNanos();
     private static final long FULL_INTERVAL = FetchFloor.FULL_FETCH_INTERVAL.toNanos();
     private static final long READ_INTERVAL = FetchFloor.ASSIGNED_READ_INTERVAL.toNanos();
+    private static final long BUDGET = BelowFloorSweep.PIECE_BUDGET.toNanos();
+    private static final int LIMIT = 150;
     private static final OwnedPartitions OWNED = OwnedPartitions.of(1, 2, 3);
 
     private final FetchFloor floor = new FetchFloor();
@@ -55,14 +58,73 @@ class FetchFloorTest {
     }
 
     @Test
-    void aFetchFromTheStartRunsAtLeastEveryFullFetchInterval() {
+    void aSweepBelowTheFloorStartsEveryFullFetchIntervalAndReadsItInStretchesUpToTheFloor() {
+        floor.fetched(OWNED, null, 0, SLOW, rows(100L)); // the floor goes on; stretches begin near 100
+        floor.fetched(OWNED, 100L, LAG, LAG + MS, rows(50_000L));
+        long t = FULL_INTERVAL;
+        assertThat(floor.floor(OWNED, t)).as("no fetch from the start any more").isEqualTo(50_000L);
+        assertThat(floor.sweepPiece(50_000L, t - 1)).as("not yet").isNull();
+
+        Piece first = floor.sweepPiece(50_000L, t);
+        assertThat(first).isEqualTo(new Piece(null, 100L + BelowFloorSweep.FIRST_PIECE_SEQUENCES));
+        floor.swept(first, t, t + MS, rows(40L), LIMIT); // fast: the next stretch is twice as long
+        assertThat(floor.sweeping()).isTrue();
+        Piece second = floor.sweepPiece(50_000L, t + MS);
+        assertThat(second).isEqualTo(new Piece(first.toSequence(), first.toSequence() + 20_000L));
+        floor.swept(second, t + MS, t + 2 * MS, rows(), LIMIT);
+        Piece last = floor.sweepPiece(50_000L, t + 2 * MS);
+        assertThat(last).as("ends at the floor of the sweep's start")
+                .isEqualTo(new Piece(second.toSequence(), 50_000L));
+        floor.swept(last, t + 2 * MS, t + 3 * MS, rows(), LIMIT);
+
+        assertThat(floor.sweeping()).isFalse();
+        assertThat(floor.sweepPiece(50_000L, t + FULL_INTERVAL - 1)).as("the next one a full interval later").isNull();
+        assertThat(floor.sweepPiece(50_000L, t + FULL_INTERVAL))
+                .as("from the lowest the last sweep found, 40, its stretches grown to 80,000: to the floor at once")
+                .isEqualTo(new Piece(null, 50_000L));
+    }
+
+    @Test
+    void aStretchThatReadsItsLimitGoesOnAfterItsLastRowAndASlowOneHalvesTheNext() {
+        Piece first = sweepingBelow(50_000L);
+        floor.swept(first, 0, 3 * BUDGET, rows(200L, 300L), 2); // slow, and full: more may be due before its end
+
+        assertThat(floor.sweepPiece(50_000L, 3 * BUDGET))
+                .isEqualTo(new Piece(301L, 301L + BelowFloorSweep.FIRST_PIECE_SEQUENCES / 2));
+    }
+
+    @Test
+    void aSweepFastForAFullFetchIntervalTurnsTheFloorOffAndASlowOneLeavesItOn() {
+        Piece slowSweep = sweepingBelow(50_000L); // started at FULL_INTERVAL, the slow fetch at 0
+        floor.swept(new Piece(null, 50_000L), FULL_INTERVAL, FULL_INTERVAL + SLOW, rows(), LIMIT);
+        assertThat(slowSweep.toSequence()).isLessThan(50_000L);
+        assertThat(floor.floor(OWNED, FULL_INTERVAL + SLOW)).as("a slow sweep leaves it on").isNotNull();
+
+        long t = 2 * FULL_INTERVAL;
+        Piece fast = floor.sweepPiece(50_000L, t);
+        floor.swept(new Piece(fast.fromSequence(), 50_000L), t, t + SLOW - 1, rows(), LIMIT);
+        assertThat(floor.floor(OWNED, t + SLOW)).as("fast, a full interval after the slow one").isNull();
+        assertThat(floor.readsHighestAssigned(t + SLOW)).isFalse();
+    }
+
+    @Test
+    void aFetchFromTheStartEndsTheSweep() {
+        sweepingBelow(50_000L);
+        OwnedPartitions more = OwnedPartitions.of(1, 2, 3, 4);
+        assertThat(floor.floor(more, FULL_INTERVAL)).as("a partition taken over").isNull();
+
+        floor.fetched(more, null, FULL_INTERVAL, FULL_INTERVAL + SLOW, rows(20L));
+        assertThat(floor.sweeping()).isFalse();
+        assertThat(floor.sweepPiece(null, FULL_INTERVAL + SLOW)).as("after a fetch from the start").isNull();
+    }
+
+    /** The floor on at 0, a floored fetch finding {@code found}, a sweep begun at FULL_INTERVAL: its first piece. */
+    private Piece sweepingBelow(long found) {
         floor.fetched(OWNED, null, 0, SLOW, rows(100L));
-
-        assertThat(floor.floor(OWNED, FULL_INTERVAL - 1)).isEqualTo(100L);
-        assertThat(floor.floor(OWNED, FULL_INTERVAL)).as("from the start again").isNull();
-
-        floor.fetched(OWNED, null, FULL_INTERVAL, FULL_INTERVAL + SLOW, rows(40L)); // e.g. a retry fell due
-        assertThat(floor.floor(OWNED, FULL_INTERVAL + SLOW + LAG)).isEqualTo(40L);
+        floor.fetched(OWNED, 100L, LAG, LAG + MS, rows(found));
+        Piece first = floor.sweepPiece(floor.floor(OWNED, FULL_INTERVAL), FULL_INTERVAL);
+        assertThat(first).isNotNull();
+        return first;
     }
 
     @Test

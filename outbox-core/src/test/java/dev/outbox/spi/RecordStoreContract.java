@@ -570,6 +570,29 @@ public abstract class RecordStoreContract {
         }
     }
 
+    @Test
+    public final void findDueOfAStretchReadsFromItsStartToBeforeItsEnd() {
+        save("A", "a1");
+        OutboxRecord b1 = save("B", "b1");
+        save("A", "a2");
+        OutboxRecord c1 = save("C", "c1");
+        save("B", "b2");
+
+        for (boolean headOfAggregateOnly : new boolean[] {true, false}) {
+            DueRecordsQuery firstStretch = new DueRecordsQuery(OwnedPartitions.all(), clock.instant(), 100,
+                    headOfAggregateOnly, Set.of(), null, b1.getSequence() + 1);
+            assertThat(payloads(recordStore().findDue(firstStretch).records())).containsExactly("a1", "b1");
+            DueRecordsQuery secondStretch = new DueRecordsQuery(OwnedPartitions.all(), clock.instant(), 100,
+                    headOfAggregateOnly, Set.of(), b1.getSequence() + 1, c1.getSequence() + 1);
+            List<String> due = payloads(recordStore().findDue(secondStretch).records());
+            if (headOfAggregateOnly) {
+                assertThat(due).as("a1, below the stretch, holds a2 back").containsExactly("c1");
+            } else {
+                assertThat(due).containsExactly("a2", "c1");
+            }
+        }
+    }
+
     // ================================================================ findDue: head of aggregate
 
     @Test

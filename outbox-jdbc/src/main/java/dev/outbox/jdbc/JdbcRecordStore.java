@@ -148,6 +148,10 @@ public final class JdbcRecordStore implements RecordStore, RecordStatistics, Rec
                     : "record.filter.floor");
             parameters.addValue("fromSequence", query.fromSequence());
         }
+        if (query.toSequence() != null) {
+            floorFilter = floorFilter + " " + sql.get("record.filter.ceiling");
+            parameters.addValue("toSequence", query.toSequence());
+        }
         String statement = (query.headOfAggregateOnly() ? findDueHeadOfAggregate : findDueAny)
                 .replace("{partitionFilter}", partitionFilter(query.partitions()))
                 .replace("{setAsideFilter}", setAsideFilter)
