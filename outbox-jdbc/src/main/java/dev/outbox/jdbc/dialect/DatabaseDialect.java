@@ -81,8 +81,9 @@ public enum DatabaseDialect {
      * Whether an instance's heartbeat and its read of the live instances share one transaction, which saves a commit
      * per heartbeat. An instance frozen between the two then holds its row locked, so this is only where nobody
      * waits for that lock: PostgreSQL's claims read instance rows without locking them and its removal of stale
-     * instances skips locked rows. InnoDB's claims lock the instance rows their subqueries read (shared), so there a
-     * frozen instance would hold up every other instance's takeover; there the heartbeat commits on its own.
+     * instances skips locked rows. InnoDB's claims lock the instance rows their subqueries read (shared), and H2's
+     * removal of stale instances waits for a locked row, so there a frozen instance would hold up every other
+     * instance's takeover; there the heartbeat commits on its own.
      */
     public boolean heartbeatsInOneTransaction() {
         return heartbeatsInOneTransaction;
