@@ -10,6 +10,7 @@ import dev.outbox.retry.OutboxRetryPolicy;
 import dev.outbox.spi.OutboxListener;
 import dev.outbox.spi.OutboxObservation;
 import dev.outbox.spi.RecordStore;
+import dev.outbox.spi.RecordTransactions;
 import dev.outbox.spi.WakeUpSource;
 import java.time.Clock;
 import java.time.Duration;
@@ -279,6 +280,7 @@ public final class OutboxProcessor implements AutoCloseable, WakeUpSource.Target
 
         private @Nullable RecordStore store;
         private @Nullable HandlerRoutes routes;
+        private @Nullable RecordTransactions transactions;
         private OutboxRetryPolicy retryPolicy = OutboxRetryPolicy.defaults();
         private PartitionOwnership ownership = PartitionOwnership.allPartitions();
         private OutboxListener listener = OutboxListener.NOOP;
@@ -292,6 +294,15 @@ public final class OutboxProcessor implements AutoCloseable, WakeUpSource.Target
 
         public Builder recordStore(RecordStore store) {
             this.store = Objects.requireNonNull(store, "recordStore");
+            return this;
+        }
+
+        /**
+         * Transactions of the record store's database, in which transactional handlers run with their records'
+         * completions; required when a route is transactional.
+         */
+        public Builder recordTransactions(@Nullable RecordTransactions transactions) {
+            this.transactions = transactions;
             return this;
         }
 
