@@ -79,7 +79,8 @@ public final class OutboxProcessor implements AutoCloseable, WakeUpSource.Target
         this.outcomes = new OutcomeWriter(store, ownership, builder.listener, clock, options, lanes);
         LaneFailures failures = new LaneFailures(new FailureDecision(builder.retryPolicy, options), outcomes,
                 builder.listener, clock, options.stopOnFirstFailure());
-        this.worker = new LaneWorker(routes, ownership, builder.observation, timeouts, failures, outcomes, lanes);
+        this.worker = new LaneWorker(routes, ownership, new HandlerCalls(builder.observation, timeouts), failures,
+                outcomes, lanes);
         this.publishingWorker = new PublishingWorker(routes, ownership, builder.observation, builder.listener,
                 failures, outcomes, lanes);
         this.dispatcher = new Dispatcher(store, ownership, clock, options, lanes, workers,
