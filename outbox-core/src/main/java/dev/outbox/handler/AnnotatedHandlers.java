@@ -110,7 +110,7 @@ public final class AnnotatedHandlers {
             throw new IllegalStateException(where + ": maxRetries must be >= 0 (or -1 for the default) but was "
                     + annotation.maxRetries());
         }
-        builder.retryPolicy(policy);
+        builder.retryPolicy(policy).transactional(annotation.transactional());
         if (!annotation.fallback().isEmpty()) {
             builder.fallback(fallback(type, beanType, where, annotation.fallback(), target));
         }

@@ -9,8 +9,9 @@ import java.util.Objects;
 import org.jspecify.annotations.Nullable;
 
 /**
- * One typed handler: its stable id, the event type it subscribes to, the type its payload is read into, and optionally
- * a retry policy and a fallback of its own. Immutable; build with {@link #builder(String, Class)}.
+ * One typed handler: its stable id, the event type it subscribes to, the type its payload is read into, optionally
+ * a retry policy and a fallback of its own, and whether it is transactional. Immutable; build with
+ * {@link #builder(String, Class)}.
  *
  * <pre>{@code
  * HandlerRegistration.builder("order-mailer", OrderPlaced.class)
@@ -29,6 +30,7 @@ public final class HandlerRegistration<T> {
     private final OutboxEventHandler<T> handler;
     private final @Nullable OutboxRetryPolicy retryPolicy;
     private final @Nullable OutboxFallbackHandler fallback;
+    private final boolean transactional;
 
     private HandlerRegistration(Builder<T> b, OutboxEventHandler<T> handler) {
         this.id = b.id;
@@ -37,6 +39,7 @@ public final class HandlerRegistration<T> {
         this.handler = handler;
         this.retryPolicy = b.retryPolicy;
         this.fallback = b.fallback;
+        this.transactional = b.transactional;
     }
 
     /**
@@ -86,11 +89,16 @@ public final class HandlerRegistration<T> {
         return fallback;
     }
 
+    /** Whether the handler runs in a transaction of the records' database with its record's completion. */
+    public boolean isTransactional() {
+        return transactional;
+    }
+
     @Override
     public String toString() {
         return "HandlerRegistration[id=" + id + ", eventType=" + eventType + ", payloadType=" + payloadType.getTypeName()
                 + (retryPolicy == null ? "" : ", retryPolicy=" + retryPolicy)
-                + (fallback == null ? "" : ", with fallback") + "]";
+                + (fallback == null ? "" : ", with fallback") + (transactional ? ", transactional" : "") + "]";
     }
 
     /** Checks a handler id: not empty, at most 255 characters of letters, digits, '.', '_', ':' and '-'. */
@@ -107,6 +115,7 @@ public final class HandlerRegistration<T> {
         private @Nullable OutboxEventHandler<T> handler;
         private @Nullable OutboxRetryPolicy retryPolicy;
         private @Nullable OutboxFallbackHandler fallback;
+        private boolean transactional;
 
         private Builder(String id, Type payloadType, String eventType) {
             this.id = checkHandlerId(id);
@@ -133,6 +142,20 @@ public final class HandlerRegistration<T> {
         /** Called when a record of this handler has failed for good; see {@link OutboxFallbackHandler}. */
         public Builder<T> fallback(@Nullable OutboxFallbackHandler fallback) {
             this.fallback = fallback;
+            return this;
+        }
+
+        /**
+         * Whether the handler's effects live in the outbox's own database and commit with its record: the engine then
+         * runs it in a transaction of that database (with the handlers of other records) and stores the record's
+         * completion in the same transaction, so that its writes there take effect exactly once, with the completion.
+         * A failure, or a completion the partition's fence refuses, rolls its writes back. What it does elsewhere (a
+         * call over HTTP, a message to a broker) is not undone and may happen again: a transaction that rolls back
+         * for another record's sake runs the handler again. Needs the processor's
+         * {@link dev.outbox.processing.OutboxProcessor.Builder#recordTransactions record transactions}. Default: false.
+         */
+        public Builder<T> transactional(boolean transactional) {
+            this.transactional = transactional;
             return this;
         }
 

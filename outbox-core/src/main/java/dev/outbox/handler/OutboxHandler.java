@@ -45,4 +45,11 @@ public @interface OutboxHandler {
      * {@link dev.outbox.OutboxFallbackHandler}.
      */
     String fallback() default "";
+
+    /**
+     * Whether the handler's effects live in the outbox's own database: it then runs in a transaction of that database
+     * with its record's completion, and its writes there commit exactly once, with the completion, or not at all. What
+     * it does elsewhere may happen again. See {@link HandlerRegistration.Builder#transactional(boolean)}.
+     */
+    boolean transactional() default false;
 }

@@ -132,6 +132,14 @@ public final class OutboxHandlers implements HandlerRoutes {
         return narrowed.build();
     }
 
+    /** The ids of the transactional handlers ({@link HandlerRegistration#isTransactional()}). */
+    @Override
+    public Set<String> transactionalHandlerIds() {
+        Set<String> ids = new TreeSet<>();
+        byId.values().stream().filter(HandlerRegistration::isTransactional).forEach(h -> ids.add(h.getId()));
+        return Collections.unmodifiableSet(ids);
+    }
+
     /** The registered publishers by id. */
     public Map<String, PublisherRegistration> publishers() {
         return publishersById;
@@ -205,7 +213,8 @@ public final class OutboxHandlers implements HandlerRoutes {
     private <T> HandlerRoute routeOf(HandlerRegistration<T> handler) {
         OutboxFallbackHandler fallback = handler.getFallback();
         return new HandlerRoute(record -> handler.getHandler().handle(read(handler, record), RecordMetadata.of(record)),
-                handler.getRetryPolicy(), fallback == null ? null : fallback::recover);
+                handler.getRetryPolicy(), fallback == null ? null : fallback::recover, null, null,
+                handler.isTransactional());
     }
 
     @SuppressWarnings("unchecked")

@@ -27,7 +27,9 @@ import org.jspecify.annotations.Nullable;
 /**
  * Reads the due records of the owned partitions and hands each lane not in hand to a worker, every record under its
  * partition's fence at the time of the fetch. Lanes that go to a publisher are handed over together, one
- * {@link PublishBatch} per publisher, so that their records are published at once. Records of handlers this instance
+ * {@link PublishBatch} per publisher, so that their records are published at once; so are lanes of transactional
+ * handlers, in {@link TransactionalBatch}es of up to {@link ProcessingOptions#transactionGroupSize()} records, each run
+ * in one transaction with their completions ({@link TransactionalWorker}). Records of handlers this instance
  * lacks are set aside and looked at apart ({@link DeferredHandlers}). Rows that cannot be records are failed apart
  * ({@link UnreadableRows}) and never stop the others; so are rows of a status the library does not know, which no due
  * fetch reads, found by a rare look of their own. Fetches never overlap: the lane table's race guard watches one fetch
@@ -51,6 +53,8 @@ final class Dispatcher {
     private final LaneWorker worker;
     private final HandlerRoutes routes;
     private final PublishingWorker publishingWorker;
+    private final TransactionalWorker transactionalWorker;
+    private final int transactionGroupSize;
     private final DeferredHandlers deferred;
     private final UnreadableRows unreadable;
     private final ReentrantLock fetchLock = new ReentrantLock();
@@ -61,7 +65,7 @@ final class Dispatcher {
 
     Dispatcher(RecordStore store, PartitionOwnership ownership, Clock clock, ProcessingOptions options,
             LaneTable lanes, WorkerPool workers, LaneWorker worker, HandlerRoutes routes,
-            PublishingWorker publishingWorker, OutboxListener listener) {
+            PublishingWorker publishingWorker, TransactionalWorker transactionalWorker, OutboxListener listener) {
         this.store = store;
         this.ownership = ownership;
         this.clock = clock;
@@ -73,6 +77,8 @@ final class Dispatcher {
         this.worker = worker;
         this.routes = routes;
         this.publishingWorker = publishingWorker;
+        this.transactionalWorker = transactionalWorker;
+        this.transactionGroupSize = options.transactionGroupSize();
     }
 
     /**
@@ -177,11 +183,16 @@ final class Dispatcher {
 
     private void dispatch(List<LaneWork> taken, ExecutorService pool) {
         Map<HandlerRoute, List<LaneWork>> toPublishers = new LinkedHashMap<>();
+        List<LaneWork> transactional = new ArrayList<>();
         for (LaneWork work : taken) {
             HandlerRoute route = routes.routeFor(work.deliveries.get(0).record());
             deferred.routed(work.lane.handlerId(), route.notDeployed() != null);
             if (route.publisher() != null) {
                 toPublishers.computeIfAbsent(route, r -> new ArrayList<>()).add(work);
+                continue;
+            }
+            if (route.transactional()) {
+                transactional.add(work);
                 continue;
             }
             try {
@@ -197,6 +208,14 @@ final class Dispatcher {
                 works.forEach(lanes::release);
             }
         });
+        for (TransactionalBatch batch : TransactionalBatch.chunked(transactional, transactionGroupSize,
+                transactionalWorker::run)) {
+            try {
+                pool.execute(batch);
+            } catch (RejectedExecutionException e) {
+                lanes.releaseAll(batch.lanes);
+            }
+        }
     }
 
     /**

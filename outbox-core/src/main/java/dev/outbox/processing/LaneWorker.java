@@ -1,15 +1,11 @@
 package dev.outbox.processing;
 
-import dev.outbox.OutboxRecord;
-import dev.outbox.OutboxRecordProcessor;
 import dev.outbox.partition.PartitionOwnership;
 import dev.outbox.processing.LaneWork.Completion;
 import dev.outbox.spi.Delivery;
-import dev.outbox.spi.OutboxObservation;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -29,19 +25,17 @@ final class LaneWorker {
 
     private final HandlerRoutes routes;
     private final PartitionOwnership ownership;
-    private final OutboxObservation observation;
-    private final @Nullable HandlerTimeouts timeouts;
+    private final HandlerCalls calls;
     private final LaneFailures failures;
     private final OutcomeWriter outcomes;
     private final LaneTable lanes;
     private volatile boolean stopping;
 
-    LaneWorker(HandlerRoutes routes, PartitionOwnership ownership, OutboxObservation observation,
-            @Nullable HandlerTimeouts timeouts, LaneFailures failures, OutcomeWriter outcomes, LaneTable lanes) {
+    LaneWorker(HandlerRoutes routes, PartitionOwnership ownership, HandlerCalls calls, LaneFailures failures,
+            OutcomeWriter outcomes, LaneTable lanes) {
         this.routes = routes;
         this.ownership = ownership;
-        this.observation = observation;
-        this.timeouts = timeouts;
+        this.calls = calls;
         this.failures = failures;
         this.outcomes = outcomes;
         this.lanes = lanes;
@@ -75,7 +69,7 @@ final class LaneWorker {
                 long started = System.nanoTime();
                 Throwable failure = route.notDeployed() != null
                         ? new HandlerNotDeployedException(route.notDeployed())
-                        : call(delivery.record(), route.handler(), work);
+                        : calls.call(delivery.record(), route.handler(), work);
                 Duration handlerTime = Duration.ofNanos(System.nanoTime() - started);
                 if (failure == null) {
                     done.add(new Completion(delivery, handlerTime));
@@ -95,31 +89,5 @@ final class LaneWorker {
             work.completions = done;
             outcomes.completeAndRelease(work);
         }
-    }
-
-    /**
-     * Calls the handler; returns what it threw (an Error included), or null. A call past the handler timeout is
-     * interrupted and fails with {@link HandlerTimeoutException}.
-     */
-    private @Nullable Throwable call(OutboxRecord record, OutboxRecordProcessor handler, LaneWork work) {
-        HandlerTimeouts.Deadline deadline = timeouts == null ? null : timeouts.start(Thread.currentThread());
-        Throwable failure = null;
-        try {
-            observation.observeProcessing(record, () -> handler.process(record));
-        } catch (Throwable e) {
-            failure = e;
-        }
-        boolean timedOut = deadline != null && deadline.finish();
-        if (work.isAbandoned()) {
-            Thread.currentThread().interrupt();
-            return failure;
-        }
-        if (Thread.interrupted() && !timedOut) {
-            log.debug("Outbox record {}: the handler left its thread interrupted; cleared", record.getId());
-        }
-        if (timedOut && failure != null) {
-            return new HandlerTimeoutException(timeouts.timeout(), failure);
-        }
-        return failure;
     }
 }

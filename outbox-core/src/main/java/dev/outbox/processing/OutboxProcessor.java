@@ -35,10 +35,12 @@ import org.slf4j.LoggerFactory;
  * in hand until its outcomes are stored (per-lane order, and the fetch/release race guard); a {@link LaneWorker} runs
  * one lane's records under their fence, with timeouts; a {@link PublishingWorker} publishes many lanes' records to a
  * broker at once, one record per lane in flight, releasing each lane when it is done and holding no worker while it
- * waits for acknowledgements; the {@link FailureDecision} decides what a failure leads to and
- * {@link LaneFailures} carries it out for both workers; the {@link OutcomeWriter} stores outcomes, completions by group commit. After
- * a crash, the records handed over again are the ones in hand: at most twice {@link ProcessingOptions#batchSize()},
- * or up to {@link PollLoop#MAX_BATCHES_IN_HAND} batches while a destination leaves records unacknowledged.
+ * waits for acknowledgements; a {@link TransactionalWorker} runs many lanes of transactional handlers in one
+ * transaction of the records' database with their completions; the {@link FailureDecision} decides what a failure
+ * leads to and {@link LaneFailures} carries it out for every worker; the {@link OutcomeWriter} stores outcomes,
+ * completions by group commit. After a crash, the records handed over again are the ones in hand: at most twice
+ * {@link ProcessingOptions#batchSize()}, or up to {@link PollLoop#MAX_BATCHES_IN_HAND} batches while a destination
+ * leaves records unacknowledged.
  *
  * <p>A third of this file is its builder: the façade itself only starts, stops and delegates.
  */
@@ -58,6 +60,7 @@ public final class OutboxProcessor implements AutoCloseable, WakeUpSource.Target
     private final OutcomeWriter outcomes;
     private final LaneWorker worker;
     private final PublishingWorker publishingWorker;
+    private final TransactionalWorker transactionalWorker;
     private final Dispatcher dispatcher;
     private final @Nullable HandlerTimeouts timeouts;
 
@@ -70,6 +73,7 @@ public final class OutboxProcessor implements AutoCloseable, WakeUpSource.Target
         RecordStore store = Objects.requireNonNull(builder.store, "OutboxProcessor.builder(): recordStore is required");
         HandlerRoutes routes = Objects.requireNonNull(builder.routes,
                 "OutboxProcessor.builder(): handler or routes is required");
+        RecordTransactions transactions = TransactionalWorker.required(routes, builder.transactions);
         this.ownership = builder.ownership;
         this.options = builder.options;
         this.clock = builder.clock;
@@ -79,11 +83,14 @@ public final class OutboxProcessor implements AutoCloseable, WakeUpSource.Target
         this.outcomes = new OutcomeWriter(store, ownership, builder.listener, clock, options, lanes);
         LaneFailures failures = new LaneFailures(new FailureDecision(builder.retryPolicy, options), outcomes,
                 builder.listener, clock, options.stopOnFirstFailure());
-        this.worker = new LaneWorker(routes, ownership, builder.observation, timeouts, failures, outcomes, lanes);
+        HandlerCalls calls = new HandlerCalls(builder.observation, timeouts);
+        this.worker = new LaneWorker(routes, ownership, calls, failures, outcomes, lanes);
         this.publishingWorker = new PublishingWorker(routes, ownership, builder.observation, builder.listener,
                 failures, outcomes, lanes);
+        this.transactionalWorker = new TransactionalWorker(routes, ownership, calls, transactions, failures, outcomes,
+                builder.listener, lanes);
         this.dispatcher = new Dispatcher(store, ownership, clock, options, lanes, workers,
-                worker, routes, publishingWorker, builder.listener);
+                worker, routes, publishingWorker, transactionalWorker, builder.listener);
     }
 
     public static Builder builder() {
@@ -154,8 +161,7 @@ public final class OutboxProcessor implements AutoCloseable, WakeUpSource.Target
         if (stopped == null || thread == null) {
             return true;
         }
-        worker.stopping(true);
-        publishingWorker.stopping(true);
+        stopping(true);
         stopped.stop();
         boolean drained = true;
         try {
@@ -171,11 +177,17 @@ public final class OutboxProcessor implements AutoCloseable, WakeUpSource.Target
             drained = false;
             interruptWorkers();
         } finally {
-            worker.stopping(false);
-            publishingWorker.stopping(false);
+            stopping(false);
         }
         log.info("Outbox processor stopped");
         return drained;
+    }
+
+    /** While set, the workers start no further record (or transaction). */
+    private void stopping(boolean stopping) {
+        worker.stopping(stopping);
+        publishingWorker.stopping(stopping);
+        transactionalWorker.stopping(stopping);
     }
 
     /** Stops (see {@link #stop()}) and releases the worker threads for good. */
@@ -248,6 +260,8 @@ public final class OutboxProcessor implements AutoCloseable, WakeUpSource.Target
         for (Runnable neverStarted : workers.interruptAll()) {
             if (neverStarted instanceof PublishBatch batch) {
                 batch.lanes.forEach(lanes::release);
+            } else if (neverStarted instanceof TransactionalBatch batch) {
+                lanes.releaseAll(batch.lanes);
             } else if (neverStarted instanceof LaneWork work) {
                 lanes.release(work);
             } else {
@@ -299,7 +313,8 @@ public final class OutboxProcessor implements AutoCloseable, WakeUpSource.Target
 
         /**
          * Transactions of the record store's database, in which transactional handlers run with their records'
-         * completions; required when a route is transactional.
+         * completions; required when a route is transactional ({@link HandlerRoutes#anyTransactional()}): without
+         * them, {@link #build()} fails naming those handlers.
          */
         public Builder recordTransactions(@Nullable RecordTransactions transactions) {
             this.transactions = transactions;

@@ -106,8 +106,7 @@ final class OutcomeWriter implements AutoCloseable {
         }
         List<Delivery> deliveries = new ArrayList<>(done.size());
         done.forEach(completion -> deliveries.add(completion.delivery()));
-        List<Delivery> refused = deleteCompleted ? store.deleteCompleted(deliveries)
-                : store.markCompleted(deliveries, clock.instant());
+        List<Delivery> refused = writeCompletions(deliveries);
         Set<Delivery> notStored = refused.isEmpty() ? Set.of() : new HashSet<>(refused);
         for (Completion completion : done) {
             if (notStored.contains(completion.delivery())) {
@@ -116,6 +115,16 @@ final class OutcomeWriter implements AutoCloseable {
                 listener.onCompleted(completion.delivery().record(), completion.handlerTime());
             }
         }
+    }
+
+    /**
+     * Marks the deliveries COMPLETED, or deletes them with {@code delete-completed-records}: the store's write alone,
+     * the listener not told. A transactional worker calls it inside its transaction, and tells after the commit.
+     *
+     * @return the deliveries whose write did not take effect
+     */
+    List<Delivery> writeCompletions(List<Delivery> deliveries) {
+        return deleteCompleted ? store.deleteCompleted(deliveries) : store.markCompleted(deliveries, clock.instant());
     }
 
     /** Due again later with the same retry count: the handler asked for it, or was never called. */
@@ -222,7 +231,8 @@ final class OutcomeWriter implements AutoCloseable {
         }
     }
 
-    private void refused(Delivery delivery) {
+    /** A write of the delivery's outcome was refused: the partition is given up, and the listener told. */
+    void refused(Delivery delivery) {
         log.info("Outbox record {} ({}) was changed by someone else while being handled, or the partition has a "
                 + "new owner; its outcome was not stored", delivery.id(), delivery.fence());
         ownership.lost(delivery.fence());

@@ -36,7 +36,14 @@ public final class ProcessingOptions {
      */
     public static final Duration DEFAULT_DEFERRAL_INTERVAL = Duration.ofSeconds(5);
 
+    /**
+     * {@code outbox.processing.transaction-group-size}: the most records one transaction of transactional handlers
+     * takes.
+     */
+    public static final int DEFAULT_TRANSACTION_GROUP_SIZE = 100;
+
     static final int MAX_BATCH_SIZE = 10_000;
+    static final int MAX_TRANSACTION_GROUP_SIZE = 1_000;
     static final int MAX_CONCURRENCY = 1_000;
 
     private static final ProcessingOptions DEFAULTS = new ProcessingOptions(new Values());
@@ -50,6 +57,7 @@ public final class ProcessingOptions {
     private final @Nullable Duration handlerTimeout;
     private final Duration maxDeferral;
     private final Duration deferralInterval;
+    private final int transactionGroupSize;
 
     private ProcessingOptions(Values values) {
         this.pollInterval = Checks.positive("outbox.poll-interval", values.pollInterval);
@@ -63,6 +71,8 @@ public final class ProcessingOptions {
                 : Checks.positive("outbox.processing.handler-timeout", values.handlerTimeout);
         this.maxDeferral = Checks.notNegative("outbox.processing.max-deferral", values.maxDeferral);
         this.deferralInterval = Checks.positive("outbox.processing.deferral-interval", values.deferralInterval);
+        this.transactionGroupSize = Checks.inRange("outbox.processing.transaction-group-size",
+                values.transactionGroupSize, 1, MAX_TRANSACTION_GROUP_SIZE);
     }
 
     public static ProcessingOptions defaults() {
@@ -121,6 +131,19 @@ public final class ProcessingOptions {
         return deferralInterval;
     }
 
+    /**
+     * {@code outbox.processing.transaction-group-size}: the most records of transactional handlers run in one
+     * transaction with their completions. A larger group commits less often, and a failure in it makes more handlers
+     * run again; a lane longer than the group is cut at it, the rest left for the next fetch.
+     */
+    public int transactionGroupSize() {
+        return transactionGroupSize;
+    }
+
+    public ProcessingOptions withTransactionGroupSize(int transactionGroupSize) {
+        return with(values -> values.transactionGroupSize = transactionGroupSize);
+    }
+
     public ProcessingOptions withMaxDeferral(Duration maxDeferral) {
         return with(values -> values.maxDeferral = maxDeferral);
     }
@@ -170,6 +193,7 @@ public final class ProcessingOptions {
         values.handlerTimeout = handlerTimeout;
         values.maxDeferral = maxDeferral;
         values.deferralInterval = deferralInterval;
+        values.transactionGroupSize = transactionGroupSize;
         change.accept(values);
         return new ProcessingOptions(values);
     }
@@ -185,6 +209,7 @@ public final class ProcessingOptions {
         @Nullable Duration handlerTimeout;
         @Nullable Duration maxDeferral = DEFAULT_MAX_DEFERRAL;
         @Nullable Duration deferralInterval = DEFAULT_DEFERRAL_INTERVAL;
+        int transactionGroupSize = DEFAULT_TRANSACTION_GROUP_SIZE;
     }
 
     @Override
@@ -193,6 +218,7 @@ public final class ProcessingOptions {
                 + stopOnFirstFailure + ", concurrency=" + concurrency + ", shutdownTimeout=" + shutdownTimeout
                 + ", deleteCompletedRecords=" + deleteCompletedRecords
                 + (handlerTimeout == null ? "" : ", handlerTimeout=" + handlerTimeout) + ", maxDeferral="
-                + maxDeferral + ", deferralInterval=" + deferralInterval;
+                + maxDeferral + ", deferralInterval=" + deferralInterval + ", transactionGroupSize="
+                + transactionGroupSize;
     }
 }

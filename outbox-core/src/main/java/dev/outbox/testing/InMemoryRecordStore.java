@@ -15,6 +15,7 @@ import dev.outbox.spi.RecordAdministration;
 import dev.outbox.spi.RecordPurge;
 import dev.outbox.spi.RecordStatistics;
 import dev.outbox.spi.RecordStore;
+import dev.outbox.spi.RecordTransactions;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -37,9 +38,12 @@ import org.jspecify.annotations.Nullable;
  * same contract as the database stores (the shared contract tests run against it): a status write applies only while
  * the record is {@code NEW} with the retry count it was read with, and, for a fenced delivery, while the partition
  * table of its {@link InMemoryClusterStore} names the delivery's owner under its epoch.
+ *
+ * <p>It offers {@linkplain #inTransaction transactions} too, for transactional handlers: what a handler saves through
+ * the store inside one (its "database effect") vanishes with the transaction's status writes when it rolls back.
  */
 public final class InMemoryRecordStore implements RecordStore, OutboxRecordRepository, RecordStatistics,
-        RecordPurge, RecordAdministration {
+        RecordPurge, RecordAdministration, RecordTransactions {
 
     private final Map<String, OutboxRecord> records = new LinkedHashMap<>();
     private final int maxPayloadBytes;
@@ -75,6 +79,24 @@ public final class InMemoryRecordStore implements RecordStore, OutboxRecordRepos
         }
         records.put(record.getId(), record.toBuilder().sequence(nextSequence++).build());
         return record;
+    }
+
+    /**
+     * Runs {@code work} holding this store's lock throughout, so transactions are serialized and every other thread's
+     * call waits for the end of one: there is no isolation short of that. When the work throws, the records are put
+     * back as they were before it (saved ones removed, changed and deleted ones restored) and the throw passed on.
+     * Sequences handed out meanwhile are not given back, as a database's are not.
+     */
+    @Override
+    public synchronized void inTransaction(Runnable work) {
+        Map<String, OutboxRecord> before = new LinkedHashMap<>(records);
+        try {
+            work.run();
+        } catch (RuntimeException | Error e) {
+            records.clear();
+            records.putAll(before);
+            throw e;
+        }
     }
 
     @Override

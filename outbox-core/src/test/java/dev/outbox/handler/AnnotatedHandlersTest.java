@@ -130,6 +130,24 @@ class AnnotatedHandlersTest {
                 .hasCauseInstanceOf(IllegalArgumentException.class);
     }
 
+    public static class LedgerHandlers {
+        @OutboxHandler(id = "ledger", transactional = true)
+        public void book(OrderPlaced event) {
+        }
+
+        @OutboxHandler(id = "mailer")
+        public void mail(OrderPlaced event) {
+        }
+    }
+
+    @Test
+    void aHandlerDeclaredTransactionalIsTransactionalAndOthersAreNot() {
+        Map<String, HandlerRegistration<?>> byId = byId(AnnotatedHandlers.of(new LedgerHandlers(), DEFAULT_POLICY));
+
+        assertThat(byId.get("ledger").isTransactional()).isTrue();
+        assertThat(byId.get("mailer").isTransactional()).isFalse();
+    }
+
     @Test
     void everyAnnotatedMethodBecomesARegistrationThatCallsIt() throws Exception {
         Handlers bean = new Handlers();

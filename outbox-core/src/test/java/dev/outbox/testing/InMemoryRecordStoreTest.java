@@ -56,6 +56,31 @@ class InMemoryRecordStoreTest extends RecordStoreContract {
         assertThat(single.markCompleted(Delivery.unfenced(record), clock.instant())).isTrue();
     }
 
+    @Test
+    void aTransactionThatThrowsPutsTheRecordsBackAsTheyWereAndOneThatReturnsKeepsWhatItDid() {
+        OutboxRecord kept = store.save(record("A", "kept"));
+        OutboxRecord completed = store.save(record("A", "completed"));
+        OutboxRecord deleted = store.save(record("B", "deleted"));
+
+        assertThatThrownBy(() -> store.inTransaction(() -> {
+            store.save(record("C", "saved"));
+            assertThat(store.markCompleted(Delivery.unfenced(completed), clock.instant())).isTrue();
+            assertThat(store.deleteCompleted(Delivery.unfenced(deleted))).isTrue();
+            throw new IllegalStateException("rolled back");
+        })).hasMessage("rolled back");
+
+        assertThat(store.all()).extracting(OutboxRecord::getPayload, OutboxRecord::getStatus).containsExactly(
+                org.assertj.core.groups.Tuple.tuple("kept", OutboxRecordStatus.NEW),
+                org.assertj.core.groups.Tuple.tuple("completed", OutboxRecordStatus.NEW),
+                org.assertj.core.groups.Tuple.tuple("deleted", OutboxRecordStatus.NEW));
+
+        store.inTransaction(() -> store.save(record("C", "saved")));
+
+        assertThat(store.all()).extracting(OutboxRecord::getPayload).containsExactly("kept", "completed", "deleted",
+                "saved");
+        assertThat(store.findById(kept.getId())).isPresent();
+    }
+
     @Override
     protected OutboxRecordRepository repository() {
         return store;
