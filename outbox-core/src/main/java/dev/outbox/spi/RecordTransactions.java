@@ -19,8 +19,12 @@ public interface RecordTransactions {
      * Runs {@code work} in a new transaction and commits it when the work returns; when the work throws, rolls the
      * transaction back and rethrows what it threw.
      *
-     * @throws RuntimeException what the work threw, or why the transaction could not begin or commit (then nothing of
-     *     it took effect, or the database cannot tell: a commit whose answer was lost)
+     * @throws TransactionNotBegunException when the transaction could not begin (no connection, the database down):
+     *     the work did not run. The engine leaves its records as they were, for a later pass
+     * @throws RuntimeException what the work threw, or why the transaction could not commit (then nothing of it took
+     *     effect, or the database cannot tell: a commit whose answer was lost). The engine takes such a failure for
+     *     one that its records may cause (a constraint checked at commit, a transaction a handler spoiled) and runs
+     *     them again in smaller transactions, until the one record it fails with counts a failed attempt
      */
     void inTransaction(Runnable work);
 }
