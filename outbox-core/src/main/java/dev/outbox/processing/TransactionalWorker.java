@@ -5,9 +5,9 @@ import dev.outbox.processing.LaneWork.Completion;
 import dev.outbox.spi.Delivery;
 import dev.outbox.spi.OutboxListener;
 import dev.outbox.spi.RecordTransactions;
+import dev.outbox.spi.TransactionNotBegunException;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
@@ -32,9 +32,17 @@ import org.slf4j.LoggerFactory;
  * fallback that takes the record runs there too, outside the handlers' transaction, and its record is completed
  * then. The records after a failed one stay NEW for a later fetch, even without stop-on-first-failure.
  *
- * <p>When the transaction itself fails (it cannot begin or commit: the database is down), every record of the batch
- * stays NEW and runs again later; its handlers' writes committed with their completions or not at all. Whatever
- * happens, every lane of the batch is released once, at its end.
+ * <p><b>When the transaction itself fails, one fault stays one fault.</b> When it could not begin
+ * ({@link TransactionNotBegunException}: the database is down) the batch ends there, its records not stored yet left
+ * NEW for a later pass, no attempt counted. When it failed otherwise (at commit, or a statement of the completion),
+ * the cause may be one record: a deferred constraint its handler broke, a transaction its handler spoiled (a caught
+ * SQL error, rollback-only). Then the records run again in two halves, each a transaction of its own
+ * ({@link TransactionPart#halves}), and so on: a lane's later half runs only once its earlier one committed, the
+ * halves without the culprit commit, and the one record left that its transaction still fails with has failed an
+ * attempt, settled through {@link LaneFailures} with that failure as a handler's is (stored not at all if the database
+ * went down meanwhile: it then stays NEW). A batch of n records with one such record takes about 2·log2(n) + 1
+ * transactions. Its handlers' writes committed with their completions or not at all. Whatever happens, every lane of
+ * the batch is released once, at its end.
  */
 final class TransactionalWorker {
 
@@ -66,7 +74,8 @@ final class TransactionalWorker {
     /**
      * The transactions the routes' transactional handlers run in: {@code transactions}, or, when the routes declare no
      * transactional handler, a stand-in that runs nothing, so that a route that turns out transactional anyway is
-     * never run without the guarantee (its records stay NEW, and every try is logged).
+     * never run without the guarantee (it throws {@link TransactionNotBegunException}: its records stay NEW, and every
+     * try is logged).
      *
      * @throws IllegalStateException naming the transactional handlers, when there are some and no transactions
      */
@@ -81,9 +90,9 @@ final class TransactionalWorker {
                     + "database for them to run in with their records' completions");
         }
         return work -> {
-            throw new IllegalStateException("a route of " + routes + " is transactional, but the routes declare no "
-                    + "transactional handler (HandlerRoutes.anyTransactional) and the processor has no record "
-                    + "transactions: its records are not run");
+            throw new TransactionNotBegunException("a route of " + routes + " is transactional, but the routes "
+                    + "declare no transactional handler (HandlerRoutes.anyTransactional) and the processor has no "
+                    + "record transactions: its records are not run", null);
         };
     }
 
@@ -105,66 +114,98 @@ final class TransactionalWorker {
     }
 
     private void process(TransactionalBatch batch) {
-        Map<LaneWork, Integer> limits = firstLimits(batch);
+        runPart(TransactionPart.firstOf(batch), new IdentityHashMap<>(), true);
+    }
+
+    /**
+     * Runs the part in one transaction, again without what failed in it, or in halves when the transaction failed for
+     * a reason of its own; then stores the failures of the records whose lane committed up to them.
+     *
+     * @param committed how many of each lane's first records have committed (none when absent); updated
+     * @param whole whether the part is the batch's first one, not a half: its failure is logged louder
+     * @return false when the batch ends here: its records not stored yet stay NEW
+     */
+    private boolean runPart(TransactionPart part, Map<LaneWork, Integer> committed, boolean whole) {
         List<HandlerFailed> failed = new ArrayList<>();
-        List<Completion> committed = List.of();
-        List<LanePlan> plan;
-        while (!(plan = plan(batch, limits)).isEmpty()) {
+        TransactionPart planned;
+        while (!(planned = part.startable(work -> committed.getOrDefault(work, 0), this::mayStart)).isEmpty()) {
+            long started = System.nanoTime();
             try {
-                committed = runInTransaction(plan);
+                commit(planned, committed);
                 break;
             } catch (HandlerFailed failure) {
                 failed.add(failure);
-                limits.put(failure.lane.work, failure.index);
+                part = planned.cutAt(failure.work, failure.index);
             } catch (CompletionsRefused refusal) {
-                if (!cutAtRefused(plan, refusal.refused, limits)) {
+                TransactionPart cut = cutAtRefused(planned, refusal.refused);
+                if (cut == null) {
                     log.warn("Outbox: the store refused {} completion(s) of records it was not given; the batch's "
-                            + "{} record(s) will be processed again", refusal.refused.size(), recordsOf(plan));
-                    return;
+                            + "records not stored yet will be processed again", refusal.refused.size());
+                    return false;
                 }
+                part = cut;
             } catch (GivenUp givenUp) {
-                log.info("Outbox: a transaction of {} record(s) was interrupted by shutdown; they stay NEW and will be "
-                        + "processed again", recordsOf(plan));
-                return;
+                log.info("Outbox: a transaction of {} was interrupted by shutdown; the batch's records not stored yet "
+                        + "stay NEW and will be processed again", planned);
+                return false;
+            } catch (TransactionNotBegunException e) {
+                log.warn("Outbox: a transaction of {} of transactional handlers could not begin; the batch's records "
+                        + "not stored yet stay NEW and will be processed again", planned, e);
+                return false;
             } catch (RuntimeException e) {
-                log.warn("Outbox: a transaction of {} record(s) of transactional handlers failed; they stay NEW and "
-                        + "will be processed again", recordsOf(plan), e);
-                return;
+                if (!failedOfItsOwn(planned, committed, e, Duration.ofNanos(System.nanoTime() - started), whole)) {
+                    return false;
+                }
+                break;
             }
         }
-        for (Completion completion : committed) {
+        for (HandlerFailed failure : failed) {
+            if (committed.getOrDefault(failure.work, 0) == failure.index) { // else it waits behind its lane
+                settle(failure);
+            }
+        }
+        return true;
+    }
+
+    /** Runs the records in one transaction, and reports their completions once it has committed. */
+    private void commit(TransactionPart part, Map<LaneWork, Integer> committed) {
+        List<Completion> done = runInTransaction(part);
+        for (TransactionPart.Segment segment : part.segments()) {
+            committed.put(segment.work(), segment.to());
+        }
+        for (Completion completion : done) {
             listener.onCompleted(completion.delivery().record(), completion.handlerTime());
         }
-        failed.forEach(this::settle);
     }
 
-    /** How many records of each lane may run: the batch's first records, at most {@code maxRecords} in all. */
-    private static Map<LaneWork, Integer> firstLimits(TransactionalBatch batch) {
-        Map<LaneWork, Integer> limits = new IdentityHashMap<>();
-        int room = batch.maxRecords;
-        for (LaneWork work : batch.lanes) {
-            int limit = Math.min(work.deliveries.size(), room);
-            limits.put(work, limit);
-            room -= limit;
+    /**
+     * The part's transaction failed for a reason of its own, maybe one of its records (a constraint checked at commit,
+     * a transaction its handler spoiled), maybe the database: each half runs on its own, and a single record's
+     * failure is its failed attempt, stored as a handler's would be (stored not at all when the database is down).
+     *
+     * @return false when the batch ends here
+     */
+    private boolean failedOfItsOwn(TransactionPart part, Map<LaneWork, Integer> committed, RuntimeException failure,
+            Duration time, boolean whole) {
+        if (part.records() == 1) {
+            TransactionPart.Segment only = part.segments().get(0);
+            Delivery delivery = only.deliveries().get(0);
+            log.debug("Outbox record {}: its transaction failed; that is its failed attempt", delivery.id(), failure);
+            settle(only.work(), delivery, routes.routeFor(delivery.record()), failure, time);
+            return true;
         }
-        return limits;
-    }
-
-    /** Each lane's records up to its limit, as long as they may start (the checks of {@link LaneWorker}). */
-    private List<LanePlan> plan(TransactionalBatch batch, Map<LaneWork, Integer> limits) {
-        List<LanePlan> plan = new ArrayList<>(batch.lanes.size());
-        for (LaneWork work : batch.lanes) {
-            int limit = limits.get(work);
-            int count = 0;
-            while (count < limit && mayStart(work, work.deliveries.get(count))) {
-                count++;
-            }
-            limits.put(work, count);
-            if (count > 0) {
-                plan.add(new LanePlan(work, work.deliveries.subList(0, count)));
+        if (whole) {
+            log.warn("Outbox: a transaction of {} of transactional handlers failed; running its records in smaller "
+                    + "ones to find the one it fails with", part, failure);
+        } else {
+            log.debug("Outbox: a transaction of {} failed; running it in halves", part, failure);
+        }
+        for (TransactionPart half : part.halves()) {
+            if (!runPart(half, committed, false)) {
+                return false;
             }
         }
-        return plan;
+        return true;
     }
 
     private boolean mayStart(LaneWork work, Delivery delivery) {
@@ -179,13 +220,13 @@ final class TransactionalWorker {
      * @throws HandlerFailed when a handler failed: rolled back
      * @throws CompletionsRefused when the store refused a completion: rolled back
      */
-    private List<Completion> runInTransaction(List<LanePlan> plan) {
+    private List<Completion> runInTransaction(TransactionPart part) {
         List<List<Completion>> committed = new ArrayList<>(1);
         transactions.inTransaction(() -> {
-            List<Completion> done = new ArrayList<>(recordsOf(plan));
-            for (LanePlan lane : plan) {
-                for (int index = 0; index < lane.deliveries.size(); index++) {
-                    done.add(handle(lane, index));
+            List<Completion> done = new ArrayList<>(part.records());
+            for (TransactionPart.Segment segment : part.segments()) {
+                for (int index = segment.from(); index < segment.to(); index++) {
+                    done.add(handle(segment.work(), index));
                 }
             }
             List<Delivery> deliveries = new ArrayList<>(done.size());
@@ -197,28 +238,27 @@ final class TransactionalWorker {
             committed.clear();
             committed.add(done);
         });
-        if (committed.isEmpty()) {
-            throw new IllegalStateException("record transactions " + transactions + " returned without running the "
-                    + "work");
+        if (committed.isEmpty()) { // a broken implementation: nothing to blame a record for
+            throw new TransactionNotBegunException("record transactions " + transactions + " returned without "
+                    + "running the work", null);
         }
         return committed.get(0);
     }
 
     /** Calls the handler of the lane's record at {@code index}; throws to roll back when it fails. */
-    private Completion handle(LanePlan lane, int index) {
-        LaneWork work = lane.work;
+    private Completion handle(LaneWork work, int index) {
         if (work.isAbandoned() || Thread.currentThread().isInterrupted()) {
             throw new GivenUp();
         }
-        Delivery delivery = lane.deliveries.get(index);
-        work.calls++;
+        Delivery delivery = work.deliveries.get(index);
+        work.calls = Math.max(work.calls, index + 1); // records handed, not calls: a re-run hands the same again
         HandlerRoute route = routes.routeFor(delivery.record());
         long started = System.nanoTime();
         Throwable failure = route.notDeployed() != null ? new HandlerNotDeployedException(route.notDeployed())
                 : calls.call(delivery.record(), route.handler(), work);
         Duration handlerTime = Duration.ofNanos(System.nanoTime() - started);
         if (failure != null) {
-            throw new HandlerFailed(lane, index, route, failure, handlerTime);
+            throw new HandlerFailed(work, index, route, failure, handlerTime);
         }
         return new Completion(delivery, handlerTime);
     }
@@ -226,35 +266,29 @@ final class TransactionalWorker {
     /**
      * Gives up the partitions of the refused completions and cuts each of their lanes at the record refused.
      *
-     * @return whether the plan shrank: false when none of the refused deliveries is planned
+     * @return the part cut, or null when none of the refused deliveries is in it
      */
-    private boolean cutAtRefused(List<LanePlan> plan, List<Delivery> refused, Map<LaneWork, Integer> limits) {
-        Map<String, LanePlan> laneById = new HashMap<>();
-        Map<String, Integer> indexById = new HashMap<>();
-        for (LanePlan lane : plan) {
-            for (int index = 0; index < lane.deliveries.size(); index++) {
-                laneById.put(lane.deliveries.get(index).id(), lane);
-                indexById.put(lane.deliveries.get(index).id(), index);
-            }
-        }
-        boolean cut = false;
+    private @Nullable TransactionPart cutAtRefused(TransactionPart part, List<Delivery> refused) {
+        TransactionPart cut = part;
         for (Delivery delivery : refused) {
-            LanePlan lane = laneById.get(delivery.id());
-            if (lane != null) {
+            TransactionPart.Segment segment = part.segmentOf(delivery);
+            if (segment != null) {
                 outcomes.refused(delivery);
-                limits.merge(lane.work, indexById.get(delivery.id()), Math::min);
-                cut = true;
+                cut = cut.cutAt(segment.work(), part.indexOf(delivery));
             }
         }
-        return cut;
+        return cut == part ? null : cut;
     }
 
-    /** Stores a handler's failure in a transaction of its own; a fallback that takes the record completes it. */
     private void settle(HandlerFailed failed) {
-        LaneWork work = failed.lane.work;
+        settle(failed.work, failed.work.deliveries.get(failed.index), failed.route, failed.failure,
+                failed.handlerTime);
+    }
+
+    /** Stores a failed attempt in a transaction of its own; a fallback that takes the record completes it. */
+    private void settle(LaneWork work, Delivery delivery, HandlerRoute route, Throwable failure, Duration time) {
         List<Completion> done = new ArrayList<>(1);
-        failures.afterFailure(work, done, failed.lane.deliveries.get(failed.index), failed.route, failed.failure,
-                failed.handlerTime, false);
+        failures.afterFailure(work, done, delivery, route, failure, time, false);
         try {
             outcomes.complete(done);
         } catch (RuntimeException e) {
@@ -263,29 +297,18 @@ final class TransactionalWorker {
         }
     }
 
-    private static int recordsOf(List<LanePlan> plan) {
-        int records = 0;
-        for (LanePlan lane : plan) {
-            records += lane.deliveries.size();
-        }
-        return records;
-    }
-
-    /** The records of one lane a transaction runs: its first ones, in order. */
-    private record LanePlan(LaneWork work, List<Delivery> deliveries) {
-    }
-
     /** A handler failed: rolls the transaction back, and takes its record and the rest of its lane out. */
     private static final class HandlerFailed extends RuntimeException {
-        final LanePlan lane;
+        final LaneWork work;
+        /** The record's index in its lane's records. */
         final int index;
         final HandlerRoute route;
         final Throwable failure;
         final Duration handlerTime;
 
-        HandlerFailed(LanePlan lane, int index, HandlerRoute route, Throwable failure, Duration handlerTime) {
+        HandlerFailed(LaneWork work, int index, HandlerRoute route, Throwable failure, Duration handlerTime) {
             super("a handler failed", null, false, false);
-            this.lane = lane;
+            this.work = work;
             this.index = index;
             this.route = route;
             this.failure = failure;
