@@ -28,8 +28,10 @@ import java.sql.Types;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Collections;
 import java.util.EnumMap;
 import java.util.HashSet;
+import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -84,6 +86,7 @@ public final class JdbcRecordStore implements RecordStore, RecordStatistics, Rec
     private final String findFailed;
     private final @Nullable String markCompletedBulk;
     private final @Nullable String deleteCompletedBulk;
+    private final @Nullable String deleteMarkedCompleted;
     private final @Nullable String highestAssignedSequence;
     private final ResultSetExtractor<FetchedRows> rows;
 
@@ -127,6 +130,7 @@ public final class JdbcRecordStore implements RecordStore, RecordStatistics, Rec
         this.findFailed = sql.get("admin.findFailed").replace("{columns}", columns);
         this.markCompletedBulk = sql.find("record.markCompleted.bulk").orElse(null);
         this.deleteCompletedBulk = sql.find("record.deleteCompleted.bulk").orElse(null);
+        this.deleteMarkedCompleted = sql.find("record.deleteCompleted.marked").orElse(null);
         this.highestAssignedSequence = sql.find("record.highestAssignedSequence").orElse(null);
     }
 
@@ -372,7 +376,35 @@ public final class JdbcRecordStore implements RecordStore, RecordStatistics, Rec
         if (deleteCompletedBulk != null && deliveries.size() > 1) {
             return bulk(deleteCompletedBulkStatement(deliveries), deliveries);
         }
+        if (deleteMarkedCompleted != null && deliveries.size() > 1) {
+            return markThenDelete(deliveries);
+        }
         return batch(deliveries, this::deleteCompletedStatement);
+    }
+
+    /**
+     * Deletes in a transaction where a DELETE's subqueries lock the rows they read at every isolation (InnoDB reads
+     * them with shared locks, an UPDATE's at READ COMMITTED without): the fences would hold the partition rows until
+     * the commit. The records are marked COMPLETED under their fences instead, then the rows marked, whose locks the
+     * transaction holds, are deleted by id, in the same transaction.
+     */
+    private List<Delivery> markThenDelete(List<Delivery> deliveries) {
+        List<Delivery> notChanged = new ArrayList<>();
+        Instant now = Instant.now();
+        transactions.executeWithoutResult(status -> {
+            notChanged.addAll(batch(deliveries, delivery -> markCompletedStatement(delivery, now)));
+            Set<Delivery> refused = Collections.newSetFromMap(new IdentityHashMap<>());
+            refused.addAll(notChanged);
+            batch(deliveries.stream().filter(delivery -> !refused.contains(delivery)).toList(),
+                    this::deleteMarkedCompletedStatement);
+        });
+        return notChanged;
+    }
+
+    /** record.deleteCompleted.marked for one delivery; fails on a database without it. */
+    BoundStatement deleteMarkedCompletedStatement(Delivery delivery) {
+        return new BoundStatement(Objects.requireNonNull(deleteMarkedCompleted, "record.deleteCompleted.marked"),
+                new MapSqlParameterSource("id", delivery.id()));
     }
 
     /** record.markCompleted for one delivery: what a single completion, and each entry of a batch of them, runs. */

@@ -101,6 +101,10 @@ final class HotStatements {
             hot.add(Hot.onRecords("record.deleteCompleted.bulk (" + BATCH + " deliveries)", Access.BY_KEYS,
                     records.deleteCompletedBulkStatement(batch)));
         }
+        if (sql.find("record.deleteCompleted.marked").isPresent()) {
+            hot.add(Hot.onRecords("record.deleteCompleted.marked", Access.BY_KEY,
+                    records.deleteMarkedCompletedStatement(one)));
+        }
         hot.add(Hot.onRecords("record.purge", Access.INDEXED, records.purgeStatement(OwnedPartitions.all(),
                 OutboxRecordStatus.COMPLETED, now.minus(Duration.ofDays(7)), OutboxPurger.Builder.DEFAULT_BATCH_SIZE)));
         hot.add(new Hot("partition.claim", AbstractStatementPlanTest.PARTITION_TABLE, Set.of("p"), Access.BY_KEY,
