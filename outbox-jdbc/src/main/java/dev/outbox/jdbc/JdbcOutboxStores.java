@@ -6,12 +6,14 @@ import dev.outbox.jdbc.dialect.OutboxTables;
 import dev.outbox.jdbc.dialect.SqlStatements;
 import dev.outbox.node.LocalWakeUps;
 import dev.outbox.spi.InstanceStore;
+import dev.outbox.spi.RecordTransactions;
 import dev.outbox.spi.WakeUpSource;
 import java.util.Objects;
 import java.util.Set;
 import javax.sql.DataSource;
 import org.jspecify.annotations.Nullable;
 import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.transaction.PlatformTransactionManager;
 
 /**
  * The outbox stores of one database, for its {@link DataSource}: records, instances, partitions, the heartbeats'
@@ -95,6 +97,19 @@ public final class JdbcOutboxStores implements AutoCloseable {
 
     public JdbcPartitionStore partitions() {
         return partitions;
+    }
+
+    /**
+     * Transactions of this database for transactional handlers: a handler's writes on the DataSource and its records'
+     * completions by {@link #records()} commit together or not at all. On MariaDB and MySQL they run at
+     * {@code READ COMMITTED} ({@link DatabaseDialect#writesLockWhatTheyRead()}).
+     *
+     * @param transactionManager manages this DataSource (a {@code DataSourceTransactionManager},
+     *     {@code JdbcTransactionManager} or {@code JpaTransactionManager} over it); a transaction of one that does not
+     *     is refused before any work runs in it
+     */
+    public RecordTransactions recordTransactions(PlatformTransactionManager transactionManager) {
+        return new JdbcRecordTransactions(dataSource, sql.dialect(), transactionManager);
     }
 
     /**

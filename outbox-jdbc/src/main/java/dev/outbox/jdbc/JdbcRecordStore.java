@@ -56,7 +56,9 @@ import org.springframework.transaction.support.TransactionTemplate;
 /**
  * {@link RecordStore} in plain SQL over JDBC. Every method is one statement (a batch of statements in one
  * transaction for several records), so it needs no surrounding transaction; statements come from the
- * {@link DatabaseDialect}'s SQL resources and take named parameters.
+ * {@link DatabaseDialect}'s SQL resources and take named parameters. Inside a transaction bound to its
+ * {@link DataSource} (a transactional handler's: {@link JdbcOutboxStores#recordTransactions}) its writes join that
+ * transaction, the batches too.
  *
  * <p>A status write of a delivery under a fence changes its row only while {@code outbox_partition} names the fence's
  * owner under its epoch (the {@code record.fence} condition), in the same statement as the write.
@@ -66,6 +68,7 @@ import org.springframework.transaction.support.TransactionTemplate;
  */
 public final class JdbcRecordStore implements RecordStore, RecordStatistics, RecordPurge, RecordAdministration {
 
+    private final DataSource dataSource;
     private final NamedParameterJdbcTemplate jdbc;
     private final TransactionTemplate transactions;
     private final DatabaseDialect dialect;
@@ -100,7 +103,7 @@ public final class JdbcRecordStore implements RecordStore, RecordStatistics, Rec
      * {@link DatabaseDialect#detect(DataSource, OutboxTables)} makes them.
      */
     public JdbcRecordStore(DataSource dataSource, SqlStatements sql) {
-        Objects.requireNonNull(dataSource, "dataSource");
+        this.dataSource = Objects.requireNonNull(dataSource, "dataSource");
         this.jdbc = new NamedParameterJdbcTemplate(dataSource);
         this.transactions = new TransactionTemplate(new DataSourceTransactionManager(dataSource));
         this.dialect = sql.dialect();
@@ -167,7 +170,8 @@ public final class JdbcRecordStore implements RecordStore, RecordStatistics, Rec
     /**
      * Runs a query; its prelude (record.orderedRead.prelude for the fetches and the purge, record.byKeys.prelude for
      * the bulk writes, which return their ids) goes first, in the same round trip and so the same implicit
-     * transaction: the engine runs these in auto-commit, never inside an application's transaction.
+     * transaction: the engine runs these in auto-commit, except the bulk completions of transactional handlers, whose
+     * prelude (a planner setting local to the transaction) then holds until that transaction ends.
      */
     <T> T query(BoundStatement statement, ResultSetExtractor<T> extractor) {
         if (statement.prelude().isEmpty()) {
@@ -376,7 +380,7 @@ public final class JdbcRecordStore implements RecordStore, RecordStatistics, Rec
         if (deleteCompletedBulk != null && deliveries.size() > 1) {
             return bulk(deleteCompletedBulkStatement(deliveries), deliveries);
         }
-        if (deleteMarkedCompleted != null && deliveries.size() > 1) {
+        if (deleteMarkedCompleted != null && (deliveries.size() > 1 || BoundTransactions.isOpen(dataSource))) {
             return markThenDelete(deliveries);
         }
         return batch(deliveries, this::deleteCompletedStatement);

@@ -2,8 +2,6 @@ package dev.outbox.jdbc;
 
 import dev.outbox.OutboxRecord;
 import dev.outbox.spi.OutboxObservation;
-import java.sql.Connection;
-import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
@@ -15,8 +13,6 @@ import javax.sql.DataSource;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import org.springframework.jdbc.CannotGetJdbcConnectionException;
-import org.springframework.jdbc.datasource.ConnectionHolder;
 import org.springframework.transaction.PlatformTransactionManager;
 import org.springframework.transaction.support.TransactionSynchronization;
 import org.springframework.transaction.support.TransactionSynchronizationManager;
@@ -77,23 +73,7 @@ final class TransactionJoin {
         if (!TransactionSynchronizationManager.isActualTransactionActive()) {
             return false;
         }
-        if (TransactionSynchronizationManager.hasResource(key)) {
-            return true;
-        }
-        // A DataSourceTransactionManager, or a JpaTransactionManager over this DataSource, binds its connection here.
-        // A connection bound without a transaction of its own (one fetched while another resource's transaction
-        // runs) is in auto-commit mode.
-        if (!(TransactionSynchronizationManager.getResource(dataSource) instanceof ConnectionHolder holder)
-                || holder.getConnectionHandle() == null) {
-            return false;
-        }
-        Connection connection = holder.getConnection();
-        try {
-            return !connection.getAutoCommit();
-        } catch (SQLException e) {
-            throw new CannotGetJdbcConnectionException("Outbox: cannot tell whether the connection bound to the "
-                    + "DataSource is in a transaction", e);
-        }
+        return TransactionSynchronizationManager.hasResource(key) || BoundTransactions.isOpen(dataSource);
     }
 
     /** Joins {@code record} to the business transaction, as the class comment says. */

@@ -1,0 +1,52 @@
+package dev.outbox.jdbc;
+
+import dev.outbox.jdbc.dialect.DatabaseDialect;
+import dev.outbox.spi.RecordTransactions;
+import java.util.Objects;
+import javax.sql.DataSource;
+import org.springframework.transaction.PlatformTransactionManager;
+import org.springframework.transaction.TransactionDefinition;
+import org.springframework.transaction.support.TransactionTemplate;
+
+/**
+ * {@link RecordTransactions} through the transaction manager of the outbox's {@link DataSource}: each work runs in a
+ * new transaction of it ({@code PROPAGATION_REQUIRES_NEW}), in which the {@link JdbcRecordStore}'s writes on that
+ * DataSource join the work's. Runs no work in a transaction that is not bound to the DataSource: a completion could
+ * then commit without the handler's writes.
+ */
+final class JdbcRecordTransactions implements RecordTransactions {
+
+    private final DataSource dataSource;
+    private final TransactionTemplate transactions;
+
+    JdbcRecordTransactions(DataSource dataSource, DatabaseDialect dialect,
+            PlatformTransactionManager transactionManager) {
+        this.dataSource = Objects.requireNonNull(dataSource, "dataSource");
+        this.transactions = new TransactionTemplate(Objects.requireNonNull(transactionManager, "transactionManager"));
+        transactions.setPropagationBehavior(TransactionDefinition.PROPAGATION_REQUIRES_NEW);
+        if (dialect.writesLockWhatTheyRead()) {
+            // The completions' fences must not hold partition rows until the commit: see writesLockWhatTheyRead.
+            transactions.setIsolationLevel(TransactionDefinition.ISOLATION_READ_COMMITTED);
+        }
+    }
+
+    @Override
+    public void inTransaction(Runnable work) {
+        Objects.requireNonNull(work, "work");
+        transactions.executeWithoutResult(status -> {
+            if (!BoundTransactions.isOpen(dataSource)) {
+                throw new IllegalStateException("Outbox: the transaction manager "
+                        + transactions.getTransactionManager() + " began a transaction that is not bound to the "
+                        + "outbox's DataSource, so the records' completions could not commit with the handler's "
+                        + "writes; give the outbox the transaction manager of its DataSource (a "
+                        + "DataSourceTransactionManager, JdbcTransactionManager or JpaTransactionManager over it)");
+            }
+            work.run();
+        });
+    }
+
+    @Override
+    public String toString() {
+        return "JdbcRecordTransactions[" + transactions.getTransactionManager() + "]";
+    }
+}
