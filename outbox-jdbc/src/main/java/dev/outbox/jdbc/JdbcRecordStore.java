@@ -395,7 +395,7 @@ public final class JdbcRecordStore implements RecordStore, RecordStatistics, Rec
     private List<Delivery> markThenDelete(List<Delivery> deliveries) {
         List<Delivery> notChanged = new ArrayList<>();
         Instant now = Instant.now();
-        transactions.executeWithoutResult(status -> {
+        inOneTransaction(() -> {
             notChanged.addAll(batch(deliveries, delivery -> markCompletedStatement(delivery, now)));
             Set<Delivery> refused = Collections.newSetFromMap(new IdentityHashMap<>());
             refused.addAll(notChanged);
@@ -527,7 +527,7 @@ public final class JdbcRecordStore implements RecordStore, RecordStatistics, Rec
                     .add(statement.parameters());
         }
         List<Delivery> notChanged = new ArrayList<>();
-        transactions.executeWithoutResult(status -> byStatement.forEach((statement, group) -> {
+        Runnable writes = () -> byStatement.forEach((statement, group) -> {
             int[] counts = jdbc.batchUpdate(statement,
                     parametersByStatement.get(statement).toArray(SqlParameterSource[]::new));
             for (int i = 0; i < counts.length; i++) {
@@ -535,8 +535,20 @@ public final class JdbcRecordStore implements RecordStore, RecordStatistics, Rec
                     notChanged.add(group.get(i));
                 }
             }
-        }));
+        });
+        inOneTransaction(writes);
         return notChanged;
+    }
+
+    /** Runs {@code writes} in the transaction bound to the DataSource, whichever manager began it, else in its own. */
+    private void inOneTransaction(Runnable writes) {
+        if (BoundTransactions.isOpen(dataSource)) {
+            // A transactional handler's: a DataSourceTransactionManager of our own would take the connection a
+            // JpaTransactionManager bound for no transaction of its own, and commit it early.
+            writes.run();
+        } else {
+            transactions.executeWithoutResult(status -> writes.run());
+        }
     }
 
     /** One set-based status write over arrays of the deliveries' keys; returns the deliveries it did not change. */

@@ -1,0 +1,11 @@
+package dev.outbox.jpa;
+
+import dev.outbox.jdbc.testing.TestDatabase;
+
+class MariaDbJpaRecordTransactionsContractTest extends AbstractJpaRecordTransactionsContractTest {
+
+    @Override
+    protected TestDatabase.Kind databaseKind() {
+        return TestDatabase.Kind.MARIADB;
+    }
+}
