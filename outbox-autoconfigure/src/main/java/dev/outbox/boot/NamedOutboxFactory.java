@@ -116,9 +116,9 @@ final class NamedOutboxFactory {
             boolean processes = !outboxHandlers.handlerIds().isEmpty()
                     || outboxHandlers.capabilities().recordProcessor();
             boolean background = processes && properties.processing().enabled();
-            OutboxNode node = background ? node(name, stores, wakeUps, outboxHandlers) : null;
-            OutboxProcessor onDemand = processes && !background ? processor(name, stores, outboxHandlers).build()
-                    : null;
+            OutboxNode node = background ? node(name, stores, transactionManager, wakeUps, outboxHandlers) : null;
+            OutboxProcessor onDemand = processes && !background
+                    ? processor(name, stores, transactionManager, outboxHandlers).build() : null;
             ClusterCoordinator cluster = node == null ? null : node.coordinator().orElseThrow();
             OutboxMonitor monitor = OutboxAssembly.monitor(stores.records(), outboxHandlers, cluster,
                     stores.instances(), stores.partitions(), clock, properties);
@@ -137,23 +137,26 @@ final class NamedOutboxFactory {
     }
 
     /** As for the default outbox: a node when processing runs in the background. */
-    private OutboxNode node(String name, JdbcOutboxStores stores, LocalWakeUps wakeUps, OutboxHandlers outboxHandlers) {
+    private OutboxNode node(String name, JdbcOutboxStores stores, PlatformTransactionManager transactionManager,
+            LocalWakeUps wakeUps, OutboxHandlers outboxHandlers) {
         List<PartitionListener> outboxPartitionListeners = new ArrayList<>(partitionListeners);
         if (meters != null) {
             outboxPartitionListeners.add(meters.partitionListener(name));
         }
-        return OutboxAssembly.node(processor(name, stores, outboxHandlers), stores,
+        return OutboxAssembly.node(processor(name, stores, transactionManager, outboxHandlers), stores,
                 stores.records(), stores.instances(), stores.partitions(), wakeUps, identity, outboxHandlers,
                 PartitionListener.composite(outboxPartitionListeners), clock, properties);
     }
 
-    private OutboxProcessor.Builder processor(String name, JdbcOutboxStores stores, OutboxHandlers outboxHandlers) {
+    /** Transactional handlers run in transactions of the outbox's own transaction manager, on its DataSource. */
+    private OutboxProcessor.Builder processor(String name, JdbcOutboxStores stores,
+            PlatformTransactionManager transactionManager, OutboxHandlers outboxHandlers) {
         List<OutboxListener> outboxListeners = new ArrayList<>(listeners);
         if (meters != null) {
             outboxListeners.add(meters.listener(name));
         }
-        return OutboxAssembly.processor(stores.records(), outboxHandlers, handlerBeans,
-                outboxListeners, observation, contexts, clock, properties, environment);
+        return OutboxAssembly.processor(stores.records(), stores.recordTransactions(transactionManager),
+                outboxHandlers, handlerBeans, outboxListeners, observation, contexts, clock, properties, environment);
     }
 
     private OutboxHandlers handlers(String name, OutboxProperties.Named settings) {

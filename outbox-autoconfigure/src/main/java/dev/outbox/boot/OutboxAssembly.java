@@ -25,6 +25,7 @@ import dev.outbox.spi.RecordContext;
 import dev.outbox.spi.RecordPurge;
 import dev.outbox.spi.RecordStatistics;
 import dev.outbox.spi.RecordStore;
+import dev.outbox.spi.RecordTransactions;
 import java.time.Clock;
 import java.util.List;
 import javax.sql.DataSource;
@@ -107,12 +108,33 @@ final class OutboxAssembly {
         return side.isInstance(store) ? side.cast(store) : side.cast(stores.records());
     }
 
-    /** The processor's settings, handlers and observers, as every kind of processing uses them. */
-    static OutboxProcessor.Builder processor(RecordStore store, OutboxHandlers handlers,
-            OutboxHandlerBeans handlerBeans, List<OutboxListener> listeners, OutboxObservation observation,
-            List<RecordContext> contexts, Clock clock, OutboxProperties properties, Environment environment) {
+    /**
+     * The transactions transactional handlers run in with their records' completions: the application's when it
+     * defines them; else, when the processor's store is the JDBC store of {@code stores}, that store's through the
+     * outbox's transaction manager; else none (a processor with transactional handlers then refuses to be built).
+     */
+    static @Nullable RecordTransactions recordTransactions(RecordStore store, @Nullable JdbcOutboxStores stores,
+            @Nullable PlatformTransactionManager transactionManager, @Nullable RecordTransactions applications) {
+        if (applications != null) {
+            return applications;
+        }
+        if (stores == null || store != stores.records() || transactionManager == null) {
+            return null;
+        }
+        return stores.recordTransactions(transactionManager);
+    }
+
+    /**
+     * The processor's settings, handlers and observers, as every kind of processing uses them; {@code transactions}
+     * as {@link #recordTransactions} chooses them.
+     */
+    static OutboxProcessor.Builder processor(RecordStore store, @Nullable RecordTransactions transactions,
+            OutboxHandlers handlers, OutboxHandlerBeans handlerBeans, List<OutboxListener> listeners,
+            OutboxObservation observation, List<RecordContext> contexts, Clock clock, OutboxProperties properties,
+            Environment environment) {
         OutboxProcessor.Builder builder = OutboxProcessor.builder()
                 .recordStore(store)
+                .recordTransactions(transactions)
                 .routes(handlers)
                 .retryPolicy(handlerBeans.defaultRetryPolicy())
                 .listener(OutboxListener.composite(listeners))

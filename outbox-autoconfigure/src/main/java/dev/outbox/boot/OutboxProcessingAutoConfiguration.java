@@ -14,7 +14,9 @@ import dev.outbox.spi.RecordContext;
 import dev.outbox.spi.PartitionListener;
 import dev.outbox.spi.PartitionStore;
 import dev.outbox.spi.RecordStore;
+import dev.outbox.spi.RecordTransactions;
 import java.time.Clock;
+import org.jspecify.annotations.Nullable;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
@@ -25,6 +27,7 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Conditional;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.core.env.Environment;
+import org.springframework.transaction.PlatformTransactionManager;
 
 /**
  * Processing, for applications that have something to process records with (a record processor, a handler bean or a
@@ -38,13 +41,24 @@ import org.springframework.core.env.Environment;
 @Conditional(OutboxHandlerBeans.OnHandlersCondition.class)
 public class OutboxProcessingAutoConfiguration {
 
-    private static OutboxProcessor.Builder processor(RecordStore store, OutboxHandlers handlers,
-            OutboxHandlerBeans handlerBeans, ObjectProvider<OutboxListener> listeners,
+    private static OutboxProcessor.Builder processor(RecordStore store, @Nullable RecordTransactions transactions,
+            OutboxHandlers handlers, OutboxHandlerBeans handlerBeans, ObjectProvider<OutboxListener> listeners,
             ObjectProvider<OutboxObservation> observation, ObjectProvider<RecordContext> contexts, Clock clock,
             OutboxProperties properties, Environment environment) {
-        return OutboxAssembly.processor(store, handlers, handlerBeans, listeners.orderedStream().toList(),
-                observation.getIfAvailable(() -> OutboxObservation.NOOP), contexts.orderedStream().toList(), clock,
-                properties, environment);
+        return OutboxAssembly.processor(store, transactions, handlers, handlerBeans,
+                listeners.orderedStream().toList(), observation.getIfAvailable(() -> OutboxObservation.NOOP),
+                contexts.orderedStream().toList(), clock, properties, environment);
+    }
+
+    /**
+     * The transactions of transactional handlers ({@link OutboxAssembly#recordTransactions}), through the outbox's
+     * transaction manager: the one its write path uses.
+     */
+    private static @Nullable RecordTransactions recordTransactions(RecordStore store,
+            @Nullable JdbcOutboxStores stores, ObjectProvider<PlatformTransactionManager> transactionManager,
+            ObjectProvider<RecordTransactions> applications) {
+        return OutboxAssembly.recordTransactions(store, stores, transactionManager.getIfUnique(),
+                applications.getIfUnique());
     }
 
     /** Processing only when called ({@code processDueRecords()}), over every partition, outside any cluster. */
@@ -54,11 +68,14 @@ public class OutboxProcessingAutoConfiguration {
 
         @Bean(destroyMethod = "close")
         @ConditionalOnMissingBean
-        OutboxProcessor outboxProcessor(RecordStore store, OutboxHandlers handlers, OutboxHandlerBeans handlerBeans,
-                ObjectProvider<OutboxListener> listeners, ObjectProvider<OutboxObservation> observation,
-                ObjectProvider<RecordContext> contexts, Clock clock, OutboxProperties properties,
-                Environment environment) {
-            return processor(store, handlers, handlerBeans, listeners, observation, contexts, clock, properties,
+        OutboxProcessor outboxProcessor(RecordStore store, ObjectProvider<JdbcOutboxStores> stores,
+                ObjectProvider<PlatformTransactionManager> transactionManager,
+                ObjectProvider<RecordTransactions> recordTransactions, OutboxHandlers handlers,
+                OutboxHandlerBeans handlerBeans, ObjectProvider<OutboxListener> listeners,
+                ObjectProvider<OutboxObservation> observation, ObjectProvider<RecordContext> contexts, Clock clock,
+                OutboxProperties properties, Environment environment) {
+            return processor(store, recordTransactions(store, stores.getIfAvailable(), transactionManager,
+                    recordTransactions), handlers, handlerBeans, listeners, observation, contexts, clock, properties,
                     environment).build();
         }
     }
@@ -73,14 +90,18 @@ public class OutboxProcessingAutoConfiguration {
         @ConditionalOnMissingBean
         @DependsOnDatabaseInitialization
         OutboxNode outboxNode(RecordStore store, InstanceStore instances, PartitionStore partitions,
-                JdbcOutboxStores stores, LocalWakeUps wakeUps, OutboxInstanceIdentity identity,
-                OutboxHandlers handlers, OutboxHandlerBeans handlerBeans, ObjectProvider<OutboxListener> listeners,
-                ObjectProvider<OutboxObservation> observation, ObjectProvider<RecordContext> contexts,
-                ObjectProvider<PartitionListener> partitionListeners, Clock clock, OutboxProperties properties,
-                Environment environment) {
-            return OutboxAssembly.node(processor(store, handlers, handlerBeans, listeners, observation, contexts, clock, properties,
-                    environment), stores, store, instances, partitions, wakeUps, identity, handlers,
-                    PartitionListener.composite(partitionListeners.orderedStream().toList()), clock, properties);
+                JdbcOutboxStores stores, ObjectProvider<PlatformTransactionManager> transactionManager,
+                ObjectProvider<RecordTransactions> recordTransactions, LocalWakeUps wakeUps,
+                OutboxInstanceIdentity identity, OutboxHandlers handlers, OutboxHandlerBeans handlerBeans,
+                ObjectProvider<OutboxListener> listeners, ObjectProvider<OutboxObservation> observation,
+                ObjectProvider<RecordContext> contexts, ObjectProvider<PartitionListener> partitionListeners,
+                Clock clock, OutboxProperties properties, Environment environment) {
+            RecordTransactions transactions = recordTransactions(store, stores, transactionManager,
+                    recordTransactions);
+            return OutboxAssembly.node(processor(store, transactions, handlers, handlerBeans, listeners, observation,
+                    contexts, clock, properties, environment), stores, store, instances, partitions, wakeUps,
+                    identity, handlers, PartitionListener.composite(partitionListeners.orderedStream().toList()),
+                    clock, properties);
         }
 
         /** Starts the node once the context is refreshed, and hands its partitions over before the context closes. */
