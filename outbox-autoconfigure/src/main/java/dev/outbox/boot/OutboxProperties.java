@@ -236,6 +236,9 @@ public record OutboxProperties(
      *     past it the record is FAILED. 0 fails such records at once
      * @param deferralInterval how soon a deferred record is due again for an instance that has its handler, and how
      *     often an instance looks for records of handlers it lacks
+     * @param transactionGroupSize the most records of transactional handlers run in one transaction of the outbox's
+     *     database with their completions (1..1000); a larger group commits less often, and a failure in it makes
+     *     more handlers run again
      */
     public record Processing(
             @DefaultValue("true") boolean enabled,
@@ -244,7 +247,8 @@ public record OutboxProperties(
             @DefaultValue("false") boolean deleteCompletedRecords,
             @Nullable Duration handlerTimeout,
             @DefaultValue("24h") Duration maxDeferral,
-            @DefaultValue("5s") Duration deferralInterval) {
+            @DefaultValue("5s") Duration deferralInterval,
+            @DefaultValue("100") int transactionGroupSize) {
     }
 
     /**
@@ -408,6 +412,7 @@ public record OutboxProperties(
                 .withHandlerTimeout(processing.handlerTimeout())
                 .withMaxDeferral(processing.maxDeferral())
                 .withDeferralInterval(processing.deferralInterval())
+                .withTransactionGroupSize(processing.transactionGroupSize())
                 .withShutdownTimeout(Duration.ofSeconds(instance.gracefulShutdownTimeoutSeconds()));
     }
 }

@@ -117,6 +117,7 @@ class OutboxAutoConfigurationTest {
             assertThat(options.maxDeferral()).isEqualTo(ProcessingOptions.DEFAULT_MAX_DEFERRAL)
                     .isEqualTo(Duration.ofHours(24));
             assertThat(options.deferralInterval()).isEqualTo(ProcessingOptions.DEFAULT_DEFERRAL_INTERVAL);
+            assertThat(options.transactionGroupSize()).isEqualTo(ProcessingOptions.DEFAULT_TRANSACTION_GROUP_SIZE);
             assertThat(Duration.ofSeconds(properties.instance().heartbeatIntervalSeconds()))
                     .isEqualTo(ClusterTimings.DEFAULT_HEARTBEAT_INTERVAL);
             assertThat(Duration.ofSeconds(properties.instance().staleInstanceTimeoutSeconds()))
@@ -433,7 +434,9 @@ class OutboxAutoConfigurationTest {
             "outbox.purge.retention=-1d | outbox.purge.retention must not be negative but was PT-24H",
             "outbox.processing.max-deferral=-1s | outbox.processing.max-deferral must not be negative but was PT-1S",
             "outbox.processing.deferral-interval=0s | outbox.processing.deferral-interval must be positive but was"
-                    + " PT0S"})
+                    + " PT0S",
+            "outbox.processing.transaction-group-size=0 | outbox.processing.transaction-group-size must be between 1"
+                    + " and 1000 but was 0"})
     void badValuesStopTheStartWithTheirPropertyNamed(String property, String message) {
         runner.withPropertyValues(property).run(context -> {
             assertThat(context).hasFailed();
@@ -507,6 +510,7 @@ class OutboxAutoConfigurationTest {
                     "\"outbox.instance.graceful-shutdown-timeout-seconds\"", "\"outbox.schema\"",
                     "\"outbox.table-prefix\"", "\"outbox.outboxes\"",
                     "\"outbox.processing.max-deferral\"", "\"outbox.instance.version\"",
+                    "\"outbox.processing.transaction-group-size\"",
                     "\"outbox.instance.hand-over-timeout-seconds\"",
                     "means at most four attempts");
         }
