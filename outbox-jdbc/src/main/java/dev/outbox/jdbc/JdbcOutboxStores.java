@@ -102,7 +102,8 @@ public final class JdbcOutboxStores implements AutoCloseable {
     /**
      * Transactions of this database for transactional handlers: a handler's writes on the DataSource and its records'
      * completions by {@link #records()} commit together or not at all. On MariaDB and MySQL they run at
-     * {@code READ COMMITTED} ({@link DatabaseDialect#writesLockWhatTheyRead()}).
+     * {@code READ COMMITTED} ({@link DatabaseDialect#writesLockWhatTheyRead()}). A transaction the manager cannot
+     * begin (no connection) ends in {@link dev.outbox.spi.TransactionNotBegunException}, before any work runs.
      *
      * @param transactionManager manages this DataSource (a {@code DataSourceTransactionManager},
      *     {@code JdbcTransactionManager} or {@code JpaTransactionManager} over it); a transaction of one that does not

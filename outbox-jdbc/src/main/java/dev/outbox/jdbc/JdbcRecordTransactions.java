@@ -2,8 +2,11 @@ package dev.outbox.jdbc;
 
 import dev.outbox.jdbc.dialect.DatabaseDialect;
 import dev.outbox.spi.RecordTransactions;
+import dev.outbox.spi.TransactionNotBegunException;
 import java.util.Objects;
+import java.util.concurrent.atomic.AtomicBoolean;
 import javax.sql.DataSource;
+import org.springframework.transaction.CannotCreateTransactionException;
 import org.springframework.transaction.PlatformTransactionManager;
 import org.springframework.transaction.TransactionDefinition;
 import org.springframework.transaction.support.TransactionTemplate;
@@ -30,19 +33,38 @@ final class JdbcRecordTransactions implements RecordTransactions {
         }
     }
 
+    /**
+     * As {@link RecordTransactions#inTransaction}; a transaction manager that cannot begin the transaction (no
+     * connection, the database down) ends in {@link TransactionNotBegunException}.
+     */
     @Override
     public void inTransaction(Runnable work) {
         Objects.requireNonNull(work, "work");
-        transactions.executeWithoutResult(status -> {
-            if (!BoundTransactions.isOpen(dataSource)) {
-                throw new IllegalStateException("Outbox: the transaction manager "
-                        + transactions.getTransactionManager() + " began a transaction that is not bound to the "
-                        + "outbox's DataSource, so the records' completions could not commit with the handler's "
-                        + "writes; give the outbox the transaction manager of its DataSource (a "
-                        + "DataSourceTransactionManager, JdbcTransactionManager or JpaTransactionManager over it)");
+        AtomicBoolean begun = new AtomicBoolean();
+        try {
+            transactions.executeWithoutResult(status -> {
+                begun.set(true);
+                runBound(work);
+            });
+        } catch (CannotCreateTransactionException e) {
+            if (begun.get()) {
+                throw e; // one the work threw
             }
-            work.run();
-        });
+            throw new TransactionNotBegunException("Outbox: " + transactions.getTransactionManager()
+                    + " could not begin a transaction of the records' database: " + e.getMessage(), e);
+        }
+    }
+
+    /** Runs the work in the transaction just begun, provided it is bound to the outbox's DataSource. */
+    private void runBound(Runnable work) {
+        if (!BoundTransactions.isOpen(dataSource)) {
+            throw new IllegalStateException("Outbox: the transaction manager " + transactions.getTransactionManager()
+                    + " began a transaction that is not bound to the outbox's DataSource, so the records' completions "
+                    + "could not commit with the handler's writes; give the outbox the transaction manager of its "
+                    + "DataSource (a DataSourceTransactionManager, JdbcTransactionManager or JpaTransactionManager "
+                    + "over it)");
+        }
+        work.run();
     }
 
     @Override

@@ -13,6 +13,9 @@ import dev.outbox.partition.Fence;
 import dev.outbox.spi.Delivery;
 import dev.outbox.spi.PartitionState;
 import dev.outbox.spi.RecordTransactions;
+import dev.outbox.spi.TransactionNotBegunException;
+import java.sql.Connection;
+import java.sql.SQLException;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -29,6 +32,7 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import javax.sql.DataSource;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -38,12 +42,15 @@ import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 import org.springframework.jdbc.datasource.DataSourceTransactionManager;
+import org.springframework.jdbc.datasource.DelegatingDataSource;
+import org.springframework.transaction.CannotCreateTransactionException;
 
 /**
  * The transactions of transactional handlers ({@link JdbcOutboxStores#recordTransactions}) on a real database, one
  * subclass per write path (JDBC, JPA) and database: a handler's write (a shipment row named after its record) and its
  * record's fenced completion commit together or not at all. A completion the fence refuses, or a handler that throws,
- * leaves neither; of two owners completing one record at once, one commits and the other rolls back.
+ * leaves neither; of two owners completing one record at once, one commits and the other rolls back. A transaction
+ * that cannot begin is told apart from one whose work failed.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 public abstract class AbstractRecordTransactionsContractTest {
@@ -277,6 +284,35 @@ public abstract class AbstractRecordTransactionsContractTest {
             assertThat(shipments(delivery.id())).isZero();
             assertThat(status(delivery.id())).contains(OutboxRecordStatus.NEW);
         }
+    }
+
+    @Test
+    public final void aTransactionThatCannotBeginIsNotBegunAndItsWorkDoesNotRun() {
+        DataSource down = new DelegatingDataSource(fixture.database().dataSource()) {
+            @Override
+            public Connection getConnection() throws SQLException {
+                throw new SQLException("the database is down");
+            }
+        };
+        try (JdbcOutboxStores unreachable = JdbcOutboxStores.create(down, fixture.sql(), false)) {
+            RecordTransactions notBegun = unreachable.recordTransactions(new DataSourceTransactionManager(down));
+            AtomicBoolean ran = new AtomicBoolean();
+
+            assertThatThrownBy(() -> notBegun.inTransaction(() -> ran.set(true)))
+                    .isInstanceOf(TransactionNotBegunException.class)
+                    .hasMessageContaining("could not begin a transaction of the records' database")
+                    .hasRootCauseMessage("the database is down");
+            assertThat(ran).as("the work").isFalse();
+        }
+    }
+
+    @Test
+    public final void aTransactionTheWorkCannotBeginIsTheWorksFailureNotTheRecordTransactions() {
+        RuntimeException failure = new CannotCreateTransactionException("the handler's own transaction");
+
+        assertThatThrownBy(() -> transactions.inTransaction(() -> {
+            throw failure;
+        })).isSameAs(failure);
     }
 
     // ================================================================ helpers
