@@ -40,7 +40,8 @@ class ProjectionCheckTest {
             long sequence = n + 1; // one sequence over all aggregates, as the outbox numbers them
             jdbc.update("INSERT INTO outbox_record (id, status, aggregate_id, event_type, payload, partition_no,"
                     + " created_at, retry_count, next_retry_at, sequence_no)"
-                    + " VALUES (?, 'COMPLETED', ?, 'ProjectedOrder', '{}', 0, now(), 0, now(), ?)", "record-" + n, aggregate, sequence);
+                    + " VALUES (?, 'COMPLETED', ?, 'ProjectedOrder', '{}', 0, now(), 0, now(), ?)",
+                    "record-" + n, aggregate, sequence);
             jdbc.update("INSERT INTO " + ProjectionHandlers.ROWS_TABLE + " (record_id, aggregate_id, sequence_no)"
                     + " VALUES (?, ?, ?)", "record-" + n, aggregate, sequence);
         }
