@@ -10,7 +10,8 @@ import java.util.Arrays;
  * {@code --publishers} it runs the publisher benchmark
  * ({@link PublisherBenchmark}); with {@code --write} the write benchmark ({@link WriteBenchmark}); with
  * {@code --latency} the latency from a node's start ({@link StartupLatency}); with {@code --bloat} the bloat benchmark
- * ({@link BloatBenchmark}).
+ * ({@link BloatBenchmark}); with {@code --transactional} the transactional-handler benchmark
+ * ({@link TransactionalBenchmark}).
  */
 public final class BenchmarkApplication {
 
@@ -36,6 +37,10 @@ public final class BenchmarkApplication {
         }
         if (Arrays.asList(args).contains(StartupLatency.FLAG)) {
             System.exit(runLatency(args));
+            return;
+        }
+        if (Arrays.asList(args).contains(TransactionalBenchmark.FLAG)) {
+            System.exit(runTransactional(args));
             return;
         }
         if (Arrays.asList(args).contains(PublisherBenchmark.FLAG)) {
@@ -113,5 +118,22 @@ public final class BenchmarkApplication {
             return 2;
         }
         return PublisherBenchmark.run(options).passed() ? 0 : 3;
+    }
+
+    private static int runTransactional(String[] args) {
+        TransactionalOptions options;
+        try {
+            options = TransactionalOptions.parse(args);
+        } catch (IllegalArgumentException e) {
+            System.err.println("outbox-benchmark --transactional: " + e.getMessage());
+            System.err.println();
+            System.err.println(TransactionalOptions.usage());
+            return 2;
+        }
+        if (options.help()) {
+            System.out.println(TransactionalOptions.usage());
+            return 0;
+        }
+        return TransactionalBenchmark.run(options).exitCode();
     }
 }

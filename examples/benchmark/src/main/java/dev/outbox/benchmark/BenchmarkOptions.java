@@ -179,7 +179,10 @@ record BenchmarkOptions(String url, String user, String password, int records, i
                                            records (the warm drain, reported beside the cold one); false: cold only
 
                 Exit status: 0 when every measurement ran and every check held, 1 when a measurement failed,
-                3 when a check failed (duplicates, order violations or records never handled).""";
+                3 when a check failed (duplicates, order violations or records never handled).
+
+                Other benchmarks of the jar: --write, --publishers, --latency, --bloat, and --transactional (a no-op
+                against a transactional projection handler; --transactional --help lists its options).""";
     }
 
     private static int positive(Map<String, String> values, String name, int fallback) {

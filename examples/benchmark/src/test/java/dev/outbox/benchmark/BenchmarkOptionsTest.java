@@ -8,7 +8,7 @@ import org.junit.jupiter.api.Test;
 
 /**
  * {@code --statistics}, and {@code --analyze} kept as its older spelling; {@code --warm-drain}; the publisher
- * benchmark's {@code --reference-window}.
+ * benchmark's {@code --reference-window}; the transactional benchmark's options.
  */
 class BenchmarkOptionsTest {
 
@@ -63,5 +63,54 @@ class BenchmarkOptionsTest {
             "--app-property=outbox.batch-size=500"}).referenceWindow()).isEqualTo(5000);
         assertThat(PublisherBenchmark.Options.parse(new String[] {"--publishers",
             "--app-property=outbox.batch-size=500", "--reference-window=64"}).referenceWindow()).isEqualTo(64);
+    }
+
+    @Test
+    void theTransactionalBenchmarkDrainsAHundredThousandRecordsOnceByDefault() {
+        TransactionalOptions options = TransactionalOptions.parse(new String[] {"--transactional"});
+        assertThat(options.records()).isEqualTo(100_000);
+        assertThat(options.aggregates()).isEqualTo(10_000);
+        assertThat(options.repetitions()).isEqualTo(1);
+        assertThat(options.warmupRecords()).as("as many as the drain").isEqualTo(100_000);
+        assertThat(options.help()).isFalse();
+        assertThat(options.describe()).containsEntry("records", 100_000).containsEntry("repetitions", 1)
+                .doesNotContainKey("password");
+    }
+
+    @Test
+    void theTransactionalBenchmarksOptionsAreParsed() {
+        TransactionalOptions options = TransactionalOptions.parse(new String[] {"--transactional", "--records=20000",
+            "--aggregates=500", "--repetitions=3", "--warmup-records=1000", "--drain-timeout-seconds=60",
+            "--app-property=outbox.processing.transaction-group-size=50", "--help"});
+        assertThat(options.records()).isEqualTo(20_000);
+        assertThat(options.aggregates()).isEqualTo(500);
+        assertThat(options.repetitions()).isEqualTo(3);
+        assertThat(options.warmupRecords()).isEqualTo(1_000);
+        assertThat(options.drainTimeoutSeconds()).isEqualTo(60);
+        assertThat(options.appProperties()).containsExactly("outbox.processing.transaction-group-size=50");
+        assertThat(options.help()).isTrue();
+        assertThat(TransactionalOptions.usage()).contains("--repetitions=1", "--warmup-records");
+    }
+
+    @Test
+    void theTransactionalBenchmarksBadOptionsAreNamedWithTheirLimit() {
+        assertThatThrownBy(() -> TransactionalOptions.parse(new String[] {"--transactional", "--repetitions=0"}))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("--repetitions must be positive, was 0");
+        assertThatThrownBy(() -> TransactionalOptions.parse(new String[] {"--transactional", "--repetitions=21"}))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("--repetitions must be at most 20, was 21");
+        assertThatThrownBy(() -> TransactionalOptions.parse(new String[] {"--transactional", "--records=many"}))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("--records must be a whole number, was 'many'");
+        assertThatThrownBy(() -> TransactionalOptions.parse(new String[] {"--transactional", "--app-property=x"}))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("--app-property needs key=value but got 'x'");
+        assertThatThrownBy(() -> TransactionalOptions.parse(new String[] {"--transactional", "--url=jdbc:h2:mem:x"}))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("--url must be a jdbc:postgresql:// URL but was jdbc:h2:mem:x");
+        assertThatThrownBy(() -> TransactionalOptions.parse(new String[] {"--transactional", "--targets=noop"}))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("unknown options [targets]");
     }
 }

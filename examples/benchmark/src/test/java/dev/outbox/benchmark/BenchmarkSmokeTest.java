@@ -181,6 +181,44 @@ class BenchmarkSmokeTest {
     }
 
     /**
+     * The transactional-handler benchmark with tiny parameters: both drains measured in each repetition, and the
+     * projection holds one row per record, in each aggregate's order, with each aggregate's counter right.
+     */
+    @Test
+    @Timeout(value = 240, unit = TimeUnit.SECONDS)
+    void theTransactionalProjectionIsMeasuredAgainstTheNoopAndChecked() throws Exception {
+        Database db = database();
+        Path out = Path.of("target", "benchmark-smoke", "transactional-benchmark.json");
+
+        TransactionalBenchmark.Outcome outcome = TransactionalBenchmark.run(TransactionalOptions.parse(new String[] {
+            "--transactional", "--url=" + db.url(), "--user=" + db.user(), "--password=" + db.password(),
+            "--records=300", "--aggregates=30", "--warmup-records=100", "--repetitions=2", "--out=" + out}));
+
+        JsonNode json = JsonMapper.builder().build().readTree(out.toFile());
+        assertThat(json.path("parameters").path("records").asInt()).isEqualTo(300);
+        JsonNode repetitions = json.path("repetitions");
+        assertThat(repetitions.size()).isEqualTo(2);
+        for (JsonNode measured : repetitions) {
+            for (String name : List.of("noop", "transactional")) {
+                JsonNode drain = measured.path(name);
+                assertThat(drain.has("error")).as(name + ": " + drain.path("error")).isFalse();
+                assertThat(drain.path("drainRecordsPerSecond").asDouble()).as(name).isPositive();
+            }
+            assertThat(measured.path("ratioToNoop").asDouble()).isPositive();
+            JsonNode checks = measured.path("transactional").path("checks");
+            assertThat(checks.path("rows").asLong()).isEqualTo(300);
+            assertThat(checks.path("aggregates").asLong()).isEqualTo(30);
+            for (String violation : List.of("duplicates", "missing", "unknown", "wrongAggregateOrSequence",
+                    "orderViolations", "wrongCounters", "notCompleted")) {
+                assertThat(checks.path(violation).asLong()).as(violation).isZero();
+            }
+            assertThat(checks.path("passed").asBoolean()).isTrue();
+        }
+        assertThat(json.path("summary").path("ratioToNoopMedian").asDouble()).isPositive();
+        assertThat(outcome.exitCode()).isZero();
+    }
+
+    /**
      * The latency benchmark from a node's start with tiny parameters: each rate from a fresh node, every record measured
      * (none left out), the first seconds and each second apart; the same for the plain-JDBC reference relay.
      */
