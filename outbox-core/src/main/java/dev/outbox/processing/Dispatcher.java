@@ -28,8 +28,9 @@ import org.jspecify.annotations.Nullable;
  * Reads the due records of the owned partitions and hands each lane not in hand to a worker, every record under its
  * partition's fence at the time of the fetch. Lanes that go to a publisher are handed over together, one
  * {@link PublishBatch} per publisher, so that their records are published at once; so are lanes of transactional
- * handlers, in {@link TransactionalBatch}es of up to {@link ProcessingOptions#transactionGroupSize()} records, each run
- * in one transaction with their completions ({@link TransactionalWorker}). Records of handlers this instance
+ * handlers, in {@link TransactionalBatch}es of up to {@link ProcessingOptions#transactionGroupSize()} records, spread
+ * over up to {@link ProcessingOptions#concurrency()} of them, each run in one transaction with their completions
+ * ({@link TransactionalWorker}). Records of handlers this instance
  * lacks are set aside and looked at apart ({@link DeferredHandlers}). Rows that cannot be records are failed apart
  * ({@link UnreadableRows}) and never stop the others; so are rows of a status the library does not know, which no due
  * fetch reads, found by a rare look of their own. Fetches never overlap: the lane table's race guard watches one fetch
@@ -55,6 +56,8 @@ final class Dispatcher {
     private final PublishingWorker publishingWorker;
     private final TransactionalWorker transactionalWorker;
     private final int transactionGroupSize;
+    /** How many transactional batches a fetch's lanes are spread over, to run at once. */
+    private final int concurrency;
     private final DeferredHandlers deferred;
     private final UnreadableRows unreadable;
     private final ReentrantLock fetchLock = new ReentrantLock();
@@ -79,6 +82,7 @@ final class Dispatcher {
         this.publishingWorker = publishingWorker;
         this.transactionalWorker = transactionalWorker;
         this.transactionGroupSize = options.transactionGroupSize();
+        this.concurrency = options.concurrency();
     }
 
     /**
@@ -208,7 +212,7 @@ final class Dispatcher {
                 works.forEach(lanes::release);
             }
         });
-        for (TransactionalBatch batch : TransactionalBatch.chunked(transactional, transactionGroupSize,
+        for (TransactionalBatch batch : TransactionalBatch.chunked(transactional, transactionGroupSize, concurrency,
                 transactionalWorker::run)) {
             try {
                 pool.execute(batch);

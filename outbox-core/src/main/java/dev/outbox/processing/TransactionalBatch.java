@@ -28,15 +28,22 @@ final class TransactionalBatch implements Runnable {
     }
 
     /**
-     * The lanes in batches, in fetch order: each batch takes whole lanes until the next would take it past
-     * {@code maxRecords}; a lane longer than that is a batch of its own.
+     * The lanes in batches, in fetch order, spread over up to {@code workers} batches so that that many transactions
+     * run at once: each batch takes whole lanes until the next would take it past its share of the records (at most
+     * {@code maxRecords}); a lane longer than that is a batch of its own.
      */
-    static List<TransactionalBatch> chunked(List<LaneWork> lanes, int maxRecords, Consumer<TransactionalBatch> worker) {
+    static List<TransactionalBatch> chunked(List<LaneWork> lanes, int maxRecords, int workers,
+            Consumer<TransactionalBatch> worker) {
+        int total = 0;
+        for (LaneWork work : lanes) {
+            total += work.deliveries.size();
+        }
+        int share = Math.max(1, Math.min(maxRecords, (total + workers - 1) / Math.max(1, workers)));
         List<TransactionalBatch> batches = new ArrayList<>();
         List<LaneWork> chunk = new ArrayList<>();
         int records = 0;
         for (LaneWork work : lanes) {
-            if (!chunk.isEmpty() && records + work.deliveries.size() > maxRecords) {
+            if (!chunk.isEmpty() && records + work.deliveries.size() > share) {
                 batches.add(new TransactionalBatch(chunk, maxRecords, worker));
                 chunk = new ArrayList<>();
                 records = 0;

@@ -223,7 +223,7 @@ class TransactionFailuresTest {
         OutboxProcessor processor = OutboxProcessor.builder().recordStore(store).recordTransactions(transactions)
                 .routes(handlers).listener(listener).clock(clock)
                 .options(ProcessingOptions.defaults().withShutdownTimeout(PATIENCE)
-                        .withPollInterval(Duration.ofHours(1)))
+                        .withPollInterval(Duration.ofHours(1)).withConcurrency(1)) // a fetch: one transaction
                 .build();
         processors.add(processor);
         return processor;

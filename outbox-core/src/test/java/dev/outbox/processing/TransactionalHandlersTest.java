@@ -129,6 +129,21 @@ class TransactionalHandlersTest {
     }
 
     @Test
+    void aFetchsLanesAreSpreadOverAsManyTransactionsAsWorkers() {
+        for (int i = 0; i < 100; i++) {
+            save("agg-" + (i % 20), "r" + i);
+        }
+
+        process(builder().options(options().withConcurrency(4)));
+
+        assertThat(statuses().values()).hasSize(100).containsOnly(OutboxRecordStatus.COMPLETED);
+        assertThat(effects()).hasSize(100).doesNotHaveDuplicates();
+        assertThat(completionWrites).as("a transaction per worker, each of whole lanes of 5 records")
+                .containsExactly(25, 25, 25, 25);
+        assertThat(transactionsBegun).hasValue(4);
+    }
+
+    @Test
     void aLaneLongerThanTheGroupRunsItsFirstRecordsAndLeavesTheRestForTheNextFetch() {
         for (int i = 0; i < 150; i++) {
             save("A", "a" + i);
@@ -427,8 +442,10 @@ class TransactionalHandlersTest {
                 .listener(listener).clock(clock).options(options());
     }
 
+    /** One worker: a fetch's lanes then go to one transaction, as the tests count them. */
     private static ProcessingOptions options() {
-        return ProcessingOptions.defaults().withShutdownTimeout(PATIENCE).withPollInterval(Duration.ofHours(1));
+        return ProcessingOptions.defaults().withShutdownTimeout(PATIENCE).withPollInterval(Duration.ofHours(1))
+                .withConcurrency(1);
     }
 
     private OutboxProcessor build(OutboxProcessor.Builder builder) {
