@@ -96,6 +96,9 @@ class ClusterProcessesTest {
     }
 
     @Test
+    // Twice the records of the others (the projection handler's copies) with slow handlers: about 3 minutes on a
+    // loaded two-core machine.
+    @Timeout(value = 6, unit = TimeUnit.MINUTES)
     void aFourthInstanceJoiningMidRunTakesItsShareOnlyFromTheOthers(TestInfo test) {
         try (ClusterHarness cluster = ClusterHarness.create(name(test))) {
             // Slower handlers, so that records are still flowing when the new JVM has started and joins.
