@@ -87,3 +87,21 @@ $$;
 
 CREATE TRIGGER outbox_instance_departure AFTER DELETE ON outbox_instance
     FOR EACH ROW EXECUTE FUNCTION observe_instance_departure();
+
+-- The effects of the transactional projection handler (cluster.projection, ProjectionWriter), written in the
+-- transaction that completes their record: a counter per aggregate, and a row per call that committed. No unique key
+-- on record_id: a duplicate must show, not fail.
+CREATE TABLE projection_counter (
+    aggregate_id VARCHAR(255) PRIMARY KEY,
+    handled      BIGINT       NOT NULL
+);
+
+CREATE TABLE projection_row (
+    id           BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+    record_id    VARCHAR(36)  NOT NULL,
+    aggregate_id VARCHAR(255) NOT NULL,
+    sequence_no  BIGINT       NOT NULL,
+    instance_id  VARCHAR(255) NOT NULL,
+    epoch        BIGINT       NOT NULL,
+    partition_no INT          NOT NULL
+);

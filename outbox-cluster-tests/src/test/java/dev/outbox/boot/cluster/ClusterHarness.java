@@ -62,7 +62,7 @@ final class ClusterHarness implements AutoCloseable {
     private static final int ROWS_PER_TRANSACTION = 1_000;
     private static final String INSERT_RECORD = "INSERT INTO outbox_record"
             + " (id, status, aggregate_id, event_type, payload, partition_no, created_at, retry_count, next_retry_at,"
-            + " handler_id) VALUES (?, 'NEW', ?, 'Test', ?, ?, {now}, 0, {now}, ?)";
+            + " handler_id) VALUES (?, 'NEW', ?, ?, ?, ?, {now}, 0, {now}, ?)";
 
     private static final List<String> WITHOUT_JPA = List.of(
             "org.springframework.boot.hibernate.autoconfigure.HibernateJpaAutoConfiguration",
@@ -81,8 +81,11 @@ final class ClusterHarness implements AutoCloseable {
     private int nodeDatabasePort;
     /** The handler the inserted records are addressed to: empty for the nodes' record processor. */
     private String recordHandlerId = "";
+    /** Whether each record is inserted a second time, addressed to the {@link ProjectionWriter}. */
+    private boolean projecting;
     private int roundsInserted;
     private long recordsInserted;
+    private long projectionRecordsInserted;
 
     private ClusterHarness(TestDatabase database, Path logDirectory, boolean schemaApplied) {
         this.database = database;
@@ -312,13 +315,14 @@ final class ClusterHarness implements AutoCloseable {
                 for (int round = firstRound; round < firstRound + recordsPerAggregate; round++) {
                     for (int aggregate = 0; aggregate < aggregates; aggregate++) {
                         String aggregateId = "aggregate-" + aggregate;
-                        insert.setString(1, UUID.randomUUID().toString());
-                        insert.setString(2, aggregateId);
-                        insert.setString(3, "{\"aggregate\":" + aggregate + ",\"n\":" + round + "}");
-                        insert.setInt(4, PartitionHasher.partitionOf(aggregateId));
-                        insert.setString(5, recordHandlerId);
-                        insert.addBatch();
-                        if (++pending == ROWS_PER_TRANSACTION) {
+                        addRecord(insert, aggregateId, "Test", "{\"aggregate\":" + aggregate + ",\"n\":" + round
+                                + "}", recordHandlerId);
+                        if (projecting) {
+                            addRecord(insert, aggregateId, ProjectionWriter.HANDLER_ID, "{\"round\":" + round + "}",
+                                    ProjectionWriter.HANDLER_ID);
+                            pending++;
+                        }
+                        if (++pending >= ROWS_PER_TRANSACTION) {
                             insert.executeBatch();
                             connection.commit();
                             pending = 0;
@@ -332,7 +336,29 @@ final class ClusterHarness implements AutoCloseable {
             throw new IllegalStateException("Could not insert outbox records", e);
         }
         roundsInserted += recordsPerAggregate;
-        recordsInserted += (long) aggregates * recordsPerAggregate;
+        long inserted = (long) aggregates * recordsPerAggregate;
+        recordsInserted += projecting ? 2 * inserted : inserted;
+        projectionRecordsInserted += projecting ? inserted : 0;
+    }
+
+    private static void addRecord(PreparedStatement insert, String aggregateId, String eventType, String payload,
+            String handlerId) throws SQLException {
+        insert.setString(1, UUID.randomUUID().toString());
+        insert.setString(2, aggregateId);
+        insert.setString(3, eventType);
+        insert.setString(4, payload);
+        insert.setInt(5, PartitionHasher.partitionOf(aggregateId));
+        insert.setString(6, handlerId);
+        insert.addBatch();
+    }
+
+    /**
+     * Records inserted from now on go twice into the outbox: once as before (to the nodes' record processor, which
+     * writes {@code handled_record}), once addressed to the transactional {@link ProjectionWriter} of the nodes
+     * started with {@code cluster.projection=true} (PostgreSQL only). Each copy is a lane of its own.
+     */
+    void projectEveryRecord() {
+        this.projecting = true;
     }
 
     /** Records inserted from now on are addressed to {@code handlerId} (a publisher's) instead of the processor. */
@@ -351,8 +377,18 @@ final class ClusterHarness implements AutoCloseable {
                 .handlerId(rs.getString("handler_id")).build());
     }
 
+    /** Rows inserted into outbox_record, the projection handler's copies included. */
     long recordsInserted() {
         return recordsInserted;
+    }
+
+    /** Records inserted for the record processor (or the handler of {@link #addressRecordsTo}), one call each. */
+    long processorRecordsInserted() {
+        return recordsInserted - projectionRecordsInserted;
+    }
+
+    long projectionRecordsInserted() {
+        return projectionRecordsInserted;
     }
 
     long completedCount() {
@@ -530,6 +566,20 @@ final class ClusterHarness implements AutoCloseable {
     long callsSpanning(String instanceId, Instant begunBefore, Instant writtenAfter) {
         return count("SELECT COUNT(*) FROM handled_record WHERE instance_id = ? AND invoked_at < ? AND handled_at > ?",
                 instanceId, dialect.timestampValue(begunBefore), dialect.timestampValue(writtenAfter));
+    }
+
+    /** Every line of the node's log. */
+    List<String> logLinesOf(String instanceId) {
+        return node(instanceId).logLines();
+    }
+
+    /** The nodes started so far, in start order. */
+    List<String> nodeIds() {
+        return List.copyOf(nodes.keySet());
+    }
+
+    JdbcTemplate jdbc() {
+        return jdbc;
     }
 
     /** Lines of the node's log that contain {@code text}. */

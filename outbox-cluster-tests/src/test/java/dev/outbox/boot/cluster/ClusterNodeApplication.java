@@ -15,6 +15,7 @@ import org.springframework.beans.factory.support.BeanDefinitionRegistryPostProce
 import org.springframework.beans.factory.support.RootBeanDefinition;
 import org.springframework.boot.SpringBootConfiguration;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
 import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.context.annotation.Bean;
@@ -137,6 +138,17 @@ public class ClusterNodeApplication {
     HandledRecordWriter handledRecordWriter(DataSource dataSource, SqlStatements statements,
             @Value("${outbox.instance.id}") String instanceId, @Value("${cluster.handler-pause:0ms}") Duration pause) {
         return new HandledRecordWriter(new JdbcTemplate(dataSource), statements.dialect(), instanceId, pause);
+    }
+
+    /**
+     * {@code cluster.projection=true} (default false; PostgreSQL only) adds the transactional
+     * {@link ProjectionWriter} (handler id {@value ProjectionWriter#HANDLER_ID}), paused like the record processor.
+     */
+    @Bean
+    @ConditionalOnProperty(name = "cluster.projection", havingValue = "true")
+    HandlerRegistration<ClusterEvent> projectionHandler(DataSource dataSource,
+            @Value("${outbox.instance.id}") String instanceId, @Value("${cluster.handler-pause:0ms}") Duration pause) {
+        return new ProjectionWriter(new JdbcTemplate(dataSource), instanceId, pause).registration();
     }
 
     /** {@code cluster.clock-offset} (default none) skews this node's clock, for the clock-skew scenario. */

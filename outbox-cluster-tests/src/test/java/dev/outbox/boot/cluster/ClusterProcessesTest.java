@@ -10,6 +10,8 @@ import static dev.outbox.boot.cluster.ClusterAssertions.assertReleasedThenClaime
 import static dev.outbox.boot.cluster.ClusterAssertions.name;
 import static dev.outbox.boot.cluster.ClusterAssertions.report;
 import static dev.outbox.boot.cluster.ClusterAssertions.since;
+import static dev.outbox.boot.cluster.ProjectionChecks.assertProjectionExactlyOnce;
+import static dev.outbox.boot.cluster.ProjectionChecks.assertStaleOwnersCallsRolledBack;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.outbox.boot.cluster.ClusterHarness.Departure;
@@ -49,7 +51,6 @@ class ClusterProcessesTest {
      * records still to go; half the drain's, since those scenarios measure the fault, not the throughput.
      */
     private static final int FAULT_AGGREGATES = 1_000;
-    private static final int FAULT_RECORDS = FAULT_AGGREGATES * RECORDS_PER_AGGREGATE;
     /**
      * Records a node holds at one time (fetched and not yet stored): a node killed or frozen mid-run can leave at most
      * this many handled but not stored behind. The engine fetches again when half a batch is left in hand.
@@ -58,6 +59,12 @@ class ClusterProcessesTest {
 
     /** A handler that takes a while, like a broker round trip: keeps records in flight and the backlog draining. */
     private static final String SLOW_HANDLER = "cluster.handler-pause=15ms";
+    /**
+     * The transactional {@link ProjectionWriter} next to the plain handler: the fault scenarios insert every record
+     * for both ({@link ClusterHarness#projectEveryRecord()}) and show the plain one's duplicates next to the
+     * projection's none.
+     */
+    private static final String PROJECTION = "cluster.projection=true";
 
     /** The longest a dead instance's partitions should wait for a new owner, by the configuration. */
     private static final Duration TAKEOVER_BOUND =
@@ -89,12 +96,16 @@ class ClusterProcessesTest {
     }
 
     @Test
+    // Twice the records of the others (the projection handler's copies) with slow handlers: about 3 minutes on a
+    // loaded two-core machine.
+    @Timeout(value = 6, unit = TimeUnit.MINUTES)
     void aFourthInstanceJoiningMidRunTakesItsShareOnlyFromTheOthers(TestInfo test) {
         try (ClusterHarness cluster = ClusterHarness.create(name(test))) {
             // Slower handlers, so that records are still flowing when the new JVM has started and joins.
-            startBalanced(cluster, THREE_NODES, SLOW_HANDLER);
+            startBalanced(cluster, THREE_NODES, SLOW_HANDLER, PROJECTION);
+            cluster.projectEveryRecord();
             cluster.insertRecords(AGGREGATES, RECORDS_PER_AGGREGATE);
-            cluster.awaitCompleted(RECORDS / 4);
+            cluster.awaitCompleted(cluster.recordsInserted() / 4);
 
             PartitionTable beforeJoin = cluster.partitionTable();
             long completedAtJoin = cluster.completedCount();
@@ -105,7 +116,7 @@ class ClusterProcessesTest {
             // However long the JVM takes to start on a loaded machine, records are still flowing when it joins.
             BacklogFeeder feeder = BacklogFeeder.start(cluster, AGGREGATES);
             try {
-                cluster.startNode("node-4", SLOW_HANDLER);
+                cluster.startNode("node-4", SLOW_HANDLER, PROJECTION);
                 cluster.awaitUp("node-4");
                 afterJoin = cluster.awaitBalanced(FOUR_NODES.toArray(String[]::new));
                 pendingWhenBalanced = cluster.statusCounts().getOrDefault("NEW", 0L);
@@ -120,7 +131,7 @@ class ClusterProcessesTest {
                     .filter(change -> !change.isRelease() && change.changedAt().isAfter(joinStarted)).toList();
             report(test, "before join %s (%d of %d records completed); balanced again %s after starting node-4: %s "
                     + "(%d records pending); %d records in all; %d partitions moved; handler calls %s", beforeJoin,
-                    completedAtJoin, RECORDS, rebalanced, afterJoin, pendingWhenBalanced, cluster.recordsInserted(),
+                    completedAtJoin, 2 * RECORDS, rebalanced, afterJoin, pendingWhenBalanced, cluster.recordsInserted(),
                     moved.size(), cluster.handlerCallsPerInstance());
             assertThat(beforeJoin.isBalancedAmong(THREE_NODES)).as("before the join: %s", beforeJoin).isTrue();
             assertThat(afterJoin.countsByOwner()).as("%s", afterJoin).containsOnlyKeys(FOUR_NODES)
@@ -134,6 +145,7 @@ class ClusterProcessesTest {
             assertThat(cluster.handlerCallsPerInstance()).as("handler calls").containsKey("node-4");
             assertHandledExactlyOnce(cluster);
             assertProcessingGuarantees(cluster);
+            assertProjectionExactlyOnce(test, cluster);
         }
     }
 
@@ -148,10 +160,15 @@ class ClusterProcessesTest {
     }
 
     private static void killAnInstanceOfThree(TestInfo test, TestDatabase.Kind kind) {
+        // The projection handler's tables are PostgreSQL's.
+        boolean projecting = kind == TestDatabase.Kind.POSTGRES;
         try (ClusterHarness cluster = ClusterHarness.create(name(test), kind)) {
-            startBalanced(cluster, THREE_NODES);
+            startBalanced(cluster, THREE_NODES, projecting ? PROJECTION : "cluster.projection=false");
+            if (projecting) {
+                cluster.projectEveryRecord();
+            }
             cluster.insertRecords(FAULT_AGGREGATES, RECORDS_PER_AGGREGATE);
-            cluster.awaitCompleted(FAULT_RECORDS / 5);
+            cluster.awaitCompleted(cluster.recordsInserted() / 5);
 
             Set<Integer> orphaned = cluster.partitionTable().partitionsOf("node-2");
             long completedAtKill = cluster.completedCount();
@@ -169,7 +186,7 @@ class ClusterProcessesTest {
                     + "others after %s (bound: stale %s + heartbeat %s + rebalance %s + poll %s = %s, plus slack %s); "
                     + "first takeover claim %s after its last heartbeat; then %s; survivors %s; "
                     + "%d records handled twice %s; handler calls %s", kind, orphaned.size(), completedAtKill,
-                    FAULT_RECORDS, takeover, STALE_TIMEOUT, HEARTBEAT_INTERVAL, REBALANCE_INTERVAL, POLL_INTERVAL,
+                    cluster.recordsInserted(), takeover, STALE_TIMEOUT, HEARTBEAT_INTERVAL, REBALANCE_INTERVAL, POLL_INTERVAL,
                     TAKEOVER_BOUND, TAKEOVER_SLACK, silence, takenOver, survivors, duplicates.size(), duplicates,
                     cluster.handlerCallsPerInstance());
             assertThat(takeover).as("takeover time").isLessThanOrEqualTo(TAKEOVER_BOUND.plus(TAKEOVER_SLACK));
@@ -180,6 +197,9 @@ class ClusterProcessesTest {
                     .allSatisfy(duplicate -> assertThat(duplicate.handledBy()).as(duplicate.recordId())
                             .hasSize(2).first().isEqualTo("node-2"));
             assertProcessingGuarantees(cluster);
+            if (projecting) {
+                assertProjectionExactlyOnce(test, cluster);
+            }
         }
     }
 
@@ -188,9 +208,11 @@ class ClusterProcessesTest {
         try (ClusterHarness cluster = ClusterHarness.create(name(test))) {
             // Slower handlers: node-3 is then almost surely frozen inside some, which finish after the resume and
             // try to store their outcome under the lost epoch, which the fence must refuse.
-            startBalanced(cluster, THREE_NODES, SLOW_HANDLER);
+            // The projection handler pauses inside its transactions: node-3 freezes in some, holding their writes.
+            startBalanced(cluster, THREE_NODES, SLOW_HANDLER, PROJECTION);
+            cluster.projectEveryRecord();
             cluster.insertRecords(FAULT_AGGREGATES, RECORDS_PER_AGGREGATE);
-            cluster.awaitCompleted(FAULT_RECORDS / 5);
+            cluster.awaitCompleted(cluster.recordsInserted() / 5);
 
             Set<Integer> frozen = cluster.partitionTable().partitionsOf("node-3");
             long stopped = System.nanoTime();
@@ -200,6 +222,7 @@ class ClusterProcessesTest {
             PartitionTable takenOver = cluster.awaitTakenOver("node-3", frozen);
             Duration takeover = since(stopped);
             long completedAtResume = cluster.completedCount();
+            long insertedAtResume = cluster.recordsInserted();
             List<OwnershipChange> changesWhileFrozen = cluster.ownershipChanges();
             Instant lastHeartbeat = cluster.lastHeartbeatOf("node-3");
 
@@ -222,7 +245,7 @@ class ClusterProcessesTest {
                     + "later: %s; node-3 after resume: %d handler calls frozen mid-call, %d status writes refused "
                     + "(its log), %d new handler calls (%d under a lost epoch), %d status writes; "
                     + "%d records handled twice %s; handler calls %s", frozen.size(), takeover, silence,
-                    completedAtResume, FAULT_RECORDS, rejoin, rejoined,
+                    completedAtResume, insertedAtResume, rejoin, rejoined,
                     cluster.callsSpanning("node-3", stoppedAt, resumed),
                     cluster.logLinesContaining("node-3", "its outcome was not stored"), callsAfterResume.size(),
                     callsUnderLostEpochs.size(), cluster.statusWritesBy("node-3", resumed), duplicates.size(),
@@ -256,15 +279,20 @@ class ClusterProcessesTest {
                     });
             assertThat(cluster.recordsCompletedTwice()).as("records completed twice").isEmpty();
             assertProcessingGuarantees(cluster);
+            assertProjectionExactlyOnce(test, cluster);
+            int rolledBack = assertStaleOwnersCallsRolledBack(cluster, "node-3", frozen, takenOver);
+            report(test, "node-3's projection calls under lost epochs whose writes were rolled back (its completions "
+                    + "refused): %d records, each projected once by a later owner", rolledBack);
         }
     }
 
     @Test
     void aGracefullyStoppedInstanceHandsItsPartitionsOverBeforeItWouldBeStale(TestInfo test) {
         try (ClusterHarness cluster = ClusterHarness.create(name(test))) {
-            startBalanced(cluster, THREE_NODES);
+            startBalanced(cluster, THREE_NODES, PROJECTION);
+            cluster.projectEveryRecord();
             cluster.insertRecords(FAULT_AGGREGATES, RECORDS_PER_AGGREGATE);
-            cluster.awaitCompleted(FAULT_RECORDS / 5);
+            cluster.awaitCompleted(cluster.recordsInserted() / 5);
 
             Set<Integer> handedOver = cluster.partitionTable().partitionsOf("node-2");
             long completedAtStop = cluster.completedCount();
@@ -282,7 +310,7 @@ class ClusterProcessesTest {
             List<OwnershipChange> changes = cluster.ownershipChanges();
             report(test, "SIGTERM of node-2 (%d partitions) with %d of %d records completed: all owned by others "
                     + "after %s (stale timeout %s), JVM gone within %s, exit code %d; %s; survivors %s; "
-                    + "departures %s; handler calls %s", handedOver.size(), completedAtStop, FAULT_RECORDS, handover,
+                    + "departures %s; handler calls %s", handedOver.size(), completedAtStop, cluster.recordsInserted(), handover,
                     STALE_TIMEOUT, exit, exitCode, takenOver, survivors, departures,
                     cluster.handlerCallsPerInstance());
             assertThat(cluster.isRegistered("node-2")).as("node-2 still in outbox_instance").isFalse();
@@ -295,6 +323,7 @@ class ClusterProcessesTest {
                     .allSatisfy((node, count) -> assertThat(count).as(node).isEqualTo(128));
             assertHandledExactlyOnce(cluster);
             assertProcessingGuarantees(cluster);
+            assertProjectionExactlyOnce(test, cluster);
         }
     }
 

@@ -4,6 +4,7 @@ import static dev.outbox.boot.cluster.ClusterAssertions.assertProcessingGuarante
 import static dev.outbox.boot.cluster.ClusterAssertions.name;
 import static dev.outbox.boot.cluster.ClusterAssertions.report;
 import static dev.outbox.boot.cluster.ClusterAssertions.since;
+import static dev.outbox.boot.cluster.ProjectionChecks.assertProjectionExactlyOnce;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -44,10 +45,12 @@ class DatabaseOutageTest {
         try (ClusterHarness cluster = ClusterHarness.create(name(test));
                 TcpProxy proxy = proxyTo(cluster.databaseAddress())) {
             cluster.routeNodesThrough(proxy.port());
-            cluster.startNodes(NODES, "cluster.handler-pause=10ms");
+            // The transactional projection handler too: its effects must survive the outage exactly once.
+            cluster.startNodes(NODES, "cluster.handler-pause=10ms", "cluster.projection=true");
             cluster.awaitBalanced(NODES.toArray(String[]::new));
+            cluster.projectEveryRecord();
             cluster.insertRecords(AGGREGATES, RECORDS_PER_AGGREGATE);
-            cluster.awaitCompleted(RECORDS / 5);
+            cluster.awaitCompleted(cluster.recordsInserted() / 5);
 
             long completedAtCut = cluster.completedCount();
             long cutAt = System.nanoTime();
@@ -71,10 +74,12 @@ class DatabaseOutageTest {
             report(test, "outage of %s with %d of %d records completed (%d more counted after the cut: commits already sent when it came); "
                     + "after the restore: first completion %s, balanced %s, all %d completed %s; %d records "
                     + "handled twice (bound %d); WARN+ERROR lines per node %s; order violations %d",
-                    OUTAGE, completedAtCut, RECORDS, completedDuringOutage, firstCompletion, rebalanced, RECORDS,
+                    OUTAGE, completedAtCut, cluster.recordsInserted(), completedDuringOutage, firstCompletion, rebalanced,
+                    cluster.recordsInserted(),
                     drained, duplicates.size(), RECORDS_IN_HAND_OF_BOTH, noisyLines,
                     cluster.orderViolations().size());
             assertProcessingGuarantees(cluster);
+            assertProjectionExactlyOnce(test, cluster);
             assertThat(duplicates).as("records handled twice: only those in hand at the cut")
                     .hasSizeLessThanOrEqualTo(RECORDS_IN_HAND_OF_BOTH);
             assertThat(noisyLines).as("the outage is logged without flooding")

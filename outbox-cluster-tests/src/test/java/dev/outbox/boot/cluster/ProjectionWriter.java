@@ -1,0 +1,73 @@
+package dev.outbox.boot.cluster;
+
+import dev.outbox.handler.HandlerRegistration;
+import dev.outbox.handler.RecordMetadata;
+import java.time.Duration;
+import java.util.Objects;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.jdbc.core.JdbcTemplate;
+
+/**
+ * The transactional handler of the nodes started with {@code cluster.projection=true}: a projection in the outbox's
+ * own (PostgreSQL) database. Its JdbcTemplate is on the node's DataSource, so its writes join the transaction the
+ * engine runs it in with its record's fenced completion: they commit once, with the completion, or not at all. Each
+ * call is first logged ({@link #CALL}), outside any transaction, so the tests can tell calls whose writes were rolled
+ * back from calls that never happened.
+ */
+final class ProjectionWriter {
+
+    static final String HANDLER_ID = "projection";
+
+    /** The log line of a call; group 1 is the record id, 2 the epoch, 3 the partition. */
+    static final Pattern CALL = Pattern.compile("projection call: record (\\S+) epoch (\\d+) partition (\\d+)");
+
+    private static final Logger log = LoggerFactory.getLogger(ProjectionWriter.class);
+
+    private static final String COUNT = "INSERT INTO projection_counter (aggregate_id, handled) VALUES (?, 1)"
+            + " ON CONFLICT (aggregate_id) DO UPDATE SET handled = projection_counter.handled + 1";
+    private static final String APPEND = "INSERT INTO projection_row"
+            + " (record_id, aggregate_id, sequence_no, instance_id, epoch, partition_no) VALUES (?, ?, ?, ?, ?, ?)";
+
+    private final JdbcTemplate jdbc;
+    private final String instanceId;
+    private final Duration pause;
+
+    ProjectionWriter(JdbcTemplate jdbc, String instanceId, Duration pause) {
+        this.jdbc = jdbc;
+        this.instanceId = instanceId;
+        this.pause = pause;
+    }
+
+    HandlerRegistration<ClusterEvent> registration() {
+        return HandlerRegistration.builder(HANDLER_ID, ClusterEvent.class).eventType(HANDLER_ID).transactional(true)
+                .handler((event, metadata) -> project(metadata)).build();
+    }
+
+    private void project(RecordMetadata record) throws InterruptedException {
+        log.info("projection call: record {} epoch {} partition {}", record.getId(), record.getEpoch(),
+                record.getPartition());
+        // Inside the transaction: a node frozen here is frozen in the middle of it.
+        if (!pause.isZero()) {
+            Thread.sleep(pause.toMillis());
+        }
+        Long sequence = Objects.requireNonNull(record.getSequence(), "sequence");
+        jdbc.update(COUNT, record.getAggregateId());
+        jdbc.update(APPEND, record.getId(), record.getAggregateId(), sequence, instanceId, record.getEpoch(),
+                record.getPartition());
+    }
+
+    /** A call as logged: the record's id, and the partition and epoch it was handed under. */
+    record Call(String recordId, long epoch, int partition) {
+
+        /** The call a log line reports, or null when the line is no call. */
+        static @Nullable Call parse(String line) {
+            Matcher matcher = CALL.matcher(line);
+            return matcher.find() ? new Call(matcher.group(1), Long.parseLong(matcher.group(2)),
+                    Integer.parseInt(matcher.group(3))) : null;
+        }
+    }
+}
