@@ -37,6 +37,12 @@ import org.springframework.jdbc.core.JdbcTemplate;
 class PublishingExampleTest {
 
     private static final Pattern WARN_OR_ERROR = Pattern.compile("\\b(WARN|ERROR)\\b");
+    /**
+     * Logback's own status line when an event comes while the next run sets logging up anew: from the threads of the
+     * broker kafkaTwiceOnOneBroker keeps between its two runs (its raft leader, say), not from the example.
+     */
+    private static final Pattern SHARED_BROKER_BETWEEN_RUNS = Pattern.compile(
+            "\\|-WARN in Logger\\[org\\.apache\\.kafka\\.[^\\]]*\\] - No appenders present in context");
     private static final Duration PROCESS_DEADLINE = Duration.ofMinutes(3);
 
     @Test
@@ -134,7 +140,8 @@ class PublishingExampleTest {
         String ofThisRun = output.getAll().substring(start);
         assertThat(ofThisRun).contains("All 8 messages received from " + profile);
         assertThat(ofThisRun.lines()).as(run + " of " + profile + " logs no WARN or ERROR line")
-                .noneMatch(line -> WARN_OR_ERROR.matcher(line).find());
+                .noneMatch(line -> WARN_OR_ERROR.matcher(line).find()
+                        && !SHARED_BROKER_BETWEEN_RUNS.matcher(line).find());
     }
 
     private static void checkMessages(ConfigurableApplicationContext app, String profile) {
