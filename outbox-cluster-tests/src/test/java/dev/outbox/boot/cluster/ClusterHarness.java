@@ -35,6 +35,7 @@ import java.util.concurrent.Callable;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Predicate;
 import java.util.stream.Collectors;
+import java.util.stream.IntStream;
 import java.util.stream.Stream;
 import org.awaitility.core.ConditionTimeoutException;
 import org.springframework.jdbc.BadSqlGrammarException;
@@ -341,15 +342,42 @@ final class ClusterHarness implements AutoCloseable {
         projectionRecordsInserted += projecting ? inserted : 0;
     }
 
-    private static void addRecord(PreparedStatement insert, String aggregateId, String eventType, String payload,
+    /**
+     * Inserts one record for the {@link ProjectionWriter} of an aggregate in one of {@code partitions} whose calls on
+     * {@code instanceId} hold their transaction open ({@link ProjectionWriter#heldAggregate}).
+     *
+     * @return the record's id, which the call's log line names
+     */
+    String insertHeldProjectionRecord(String instanceId, Set<Integer> partitions) {
+        String aggregateId = IntStream.iterate(0, n -> n + 1)
+                .mapToObj(n -> ProjectionWriter.heldAggregate(instanceId, n))
+                .filter(aggregate -> partitions.contains(PartitionHasher.partitionOf(aggregate))).findFirst()
+                .orElseThrow();
+        try (Connection connection = database.dataSource().getConnection();
+                PreparedStatement insert = connection.prepareStatement(INSERT_RECORD.replace("{now}",
+                        dialect == DatabaseDialect.POSTGRESQL ? "now()" : "UTC_TIMESTAMP(6)"))) {
+            String id = addRecord(insert, aggregateId, ProjectionWriter.HANDLER_ID, "{\"round\":0}",
+                    ProjectionWriter.HANDLER_ID);
+            insert.executeBatch();
+            recordsInserted++;
+            projectionRecordsInserted++;
+            return id;
+        } catch (SQLException e) {
+            throw new IllegalStateException("Could not insert the held projection record", e);
+        }
+    }
+
+    private static String addRecord(PreparedStatement insert, String aggregateId, String eventType, String payload,
             String handlerId) throws SQLException {
-        insert.setString(1, UUID.randomUUID().toString());
+        String id = UUID.randomUUID().toString();
+        insert.setString(1, id);
         insert.setString(2, aggregateId);
         insert.setString(3, eventType);
         insert.setString(4, payload);
         insert.setInt(5, PartitionHasher.partitionOf(aggregateId));
         insert.setString(6, handlerId);
         insert.addBatch();
+        return id;
     }
 
     /**
@@ -583,6 +611,21 @@ final class ClusterHarness implements AutoCloseable {
     }
 
     /** Lines of the node's log that contain {@code text}. */
+    /** The size of the node's log now, from which {@link #awaitLogLine} looks. */
+    long logMark(String instanceId) {
+        return node(instanceId).logSize();
+    }
+
+    /**
+     * Waits until the node has logged a line containing {@code text} after {@code mark} ({@link #logMark}), looking
+     * every 2 ms at what it logged since the last look, so as to act on the line within milliseconds.
+     */
+    void awaitLogLine(String instanceId, long mark, String text) {
+        long[] readUpTo = {mark};
+        awaitState(instanceId + " logged '" + text + "'", DEADLINE, Duration.ofMillis(2),
+                () -> node(instanceId).loggedSince(readUpTo, text), Boolean::booleanValue);
+    }
+
     long logLinesContaining(String instanceId, String text) {
         return node(instanceId).logLines().stream().filter(line -> line.contains(text)).count();
     }

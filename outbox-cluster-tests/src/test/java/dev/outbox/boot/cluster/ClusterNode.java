@@ -1,6 +1,9 @@
 package dev.outbox.boot.cluster;
 
 import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.StandardOpenOption;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -149,6 +152,40 @@ final class ClusterNode {
     List<String> logLines() {
         try {
             return lines(log);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /** The size of the node's log now: where {@link #loggedSince} starts looking. */
+    long logSize() {
+        try {
+            return Files.size(log);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /**
+     * Whether a whole line the node logged after {@code mark[0]} (a size of its log) contains {@code text}; moves
+     * the mark past the whole lines read, so that each poll reads only what is new.
+     */
+    boolean loggedSince(long[] mark, String text) {
+        try (FileChannel channel = FileChannel.open(log, StandardOpenOption.READ)) {
+            long size = channel.size();
+            if (size <= mark[0]) {
+                return false;
+            }
+            ByteBuffer buffer = ByteBuffer.allocate(Math.toIntExact(size - mark[0]));
+            while (buffer.hasRemaining() && channel.read(buffer, mark[0] + buffer.position()) >= 0) {
+                // reads until the buffer is full
+            }
+            int wholeLines = buffer.position();
+            while (wholeLines > 0 && buffer.get(wholeLines - 1) != '\n') {
+                wholeLines--;
+            }
+            mark[0] += wholeLines;
+            return new String(buffer.array(), 0, wholeLines, StandardCharsets.UTF_8).contains(text);
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }

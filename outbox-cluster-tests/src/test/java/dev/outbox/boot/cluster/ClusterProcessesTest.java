@@ -208,13 +208,17 @@ class ClusterProcessesTest {
         try (ClusterHarness cluster = ClusterHarness.create(name(test))) {
             // Slower handlers: node-3 is then almost surely frozen inside some, which finish after the resume and
             // try to store their outcome under the lost epoch, which the fence must refuse.
-            // The projection handler pauses inside its transactions: node-3 freezes in some, holding their writes.
             startBalanced(cluster, THREE_NODES, SLOW_HANDLER, PROJECTION);
-            cluster.projectEveryRecord();
-            cluster.insertRecords(FAULT_AGGREGATES, RECORDS_PER_AGGREGATE);
-            cluster.awaitCompleted(cluster.recordsInserted() / 5);
-
             Set<Integer> frozen = cluster.partitionTable().partitionsOf("node-3");
+            cluster.projectEveryRecord();
+            cluster.insertRecords(FAULT_AGGREGATES, RECORDS_PER_AGGREGATE / 5);
+            // Node-3 freezes inside a projection transaction, for sure: one that a record in the middle of the
+            // backlog holds open on node-3 (only there) for seconds, once node-3 has logged its call.
+            long logMark = cluster.logMark("node-3");
+            String held = cluster.insertHeldProjectionRecord("node-3", frozen);
+            cluster.insertRecords(FAULT_AGGREGATES, RECORDS_PER_AGGREGATE - RECORDS_PER_AGGREGATE / 5);
+            cluster.awaitLogLine("node-3", logMark, "projection call: record " + held);
+
             long stopped = System.nanoTime();
             cluster.sigstop("node-3");
             // Read after the signal: a handler call begun later than this began after the resume.
@@ -280,7 +284,7 @@ class ClusterProcessesTest {
             assertThat(cluster.recordsCompletedTwice()).as("records completed twice").isEmpty();
             assertProcessingGuarantees(cluster);
             assertProjectionExactlyOnce(test, cluster);
-            int rolledBack = assertStaleOwnersCallsRolledBack(cluster, "node-3", frozen, takenOver);
+            int rolledBack = assertStaleOwnersCallsRolledBack(cluster, "node-3", frozen, takenOver, held);
             report(test, "node-3's projection calls under lost epochs whose writes were rolled back (its completions "
                     + "refused): %d records, each projected once by a later owner", rolledBack);
         }

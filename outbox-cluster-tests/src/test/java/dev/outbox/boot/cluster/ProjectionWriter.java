@@ -22,6 +22,12 @@ final class ProjectionWriter {
 
     static final String HANDLER_ID = "projection";
 
+    /**
+     * How long a call holds its transaction open on the instance an aggregate of {@link #heldAggregate} names: long
+     * enough for a test that sees the call in the log to freeze the instance inside that transaction.
+     */
+    static final Duration HOLD = Duration.ofSeconds(5);
+
     /** The log line of a call; group 1 is the record id, 2 the epoch, 3 the partition. */
     static final Pattern CALL = Pattern.compile("projection call: record (\\S+) epoch (\\d+) partition (\\d+)");
 
@@ -42,6 +48,18 @@ final class ProjectionWriter {
         this.pause = pause;
     }
 
+    /**
+     * The {@code n}th aggregate whose projection calls hold their transaction open for {@link #HOLD} on
+     * {@code instanceId} (and only there: another owner projects it without delay).
+     */
+    static String heldAggregate(String instanceId, int n) {
+        return heldPrefix(instanceId) + n;
+    }
+
+    private static String heldPrefix(String instanceId) {
+        return "held-on-" + instanceId + "-";
+    }
+
     HandlerRegistration<ClusterEvent> registration() {
         return HandlerRegistration.builder(HANDLER_ID, ClusterEvent.class).eventType(HANDLER_ID).transactional(true)
                 .handler((event, metadata) -> project(metadata)).build();
@@ -51,8 +69,9 @@ final class ProjectionWriter {
         log.info("projection call: record {} epoch {} partition {}", record.getId(), record.getEpoch(),
                 record.getPartition());
         // Inside the transaction: a node frozen here is frozen in the middle of it.
-        if (!pause.isZero()) {
-            Thread.sleep(pause.toMillis());
+        Duration paused = record.getAggregateId().startsWith(heldPrefix(instanceId)) ? HOLD : pause;
+        if (!paused.isZero()) {
+            Thread.sleep(paused.toMillis());
         }
         Long sequence = Objects.requireNonNull(record.getSequence(), "sequence");
         jdbc.update(COUNT, record.getAggregateId());
