@@ -2,6 +2,7 @@ package dev.outbox.benchmark;
 
 import dev.outbox.handler.HandlerRegistration;
 import javax.sql.DataSource;
+import org.jspecify.annotations.Nullable;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.jdbc.core.simple.JdbcClient;
@@ -29,6 +30,20 @@ final class ProjectionHandlers {
         };
     }
 
+    /**
+     * The projection's two writes of one record: its row, and its aggregate's counter. The transactional handler
+     * makes them, and so does {@link ProjectionWritesAlone} without the outbox.
+     */
+    static void project(JdbcClient jdbc, String recordId, String aggregateId, @Nullable Long sequence) {
+        jdbc.sql("INSERT INTO " + ROWS_TABLE + " (record_id, aggregate_id, sequence_no) VALUES (?, ?, ?)")
+                .params(recordId, aggregateId, sequence)
+                .update();
+        jdbc.sql("INSERT INTO " + COUNTERS_TABLE + " (aggregate_id, handled) VALUES (?, 1)"
+                        + " ON CONFLICT (aggregate_id) DO UPDATE SET handled = " + COUNTERS_TABLE + ".handled + 1")
+                .param(aggregateId)
+                .update();
+    }
+
     /** A non-transactional handler that does nothing: the reference. */
     @Configuration(proxyBeanMethods = false)
     static class Noop {
@@ -53,17 +68,8 @@ final class ProjectionHandlers {
             JdbcClient jdbc = JdbcClient.create(dataSource);
             return HandlerRegistration.builder(HANDLER_ID, ProjectedOrder.class)
                     .transactional(true)
-                    .handler((event, metadata) -> {
-                        jdbc.sql("INSERT INTO " + ROWS_TABLE + " (record_id, aggregate_id, sequence_no)"
-                                        + " VALUES (?, ?, ?)")
-                                .params(metadata.getId(), metadata.getAggregateId(), metadata.getSequence())
-                                .update();
-                        jdbc.sql("INSERT INTO " + COUNTERS_TABLE + " (aggregate_id, handled) VALUES (?, 1)"
-                                        + " ON CONFLICT (aggregate_id) DO UPDATE SET handled = "
-                                        + COUNTERS_TABLE + ".handled + 1")
-                                .param(metadata.getAggregateId())
-                                .update();
-                    })
+                    .handler((event, metadata) -> project(jdbc, metadata.getId(), metadata.getAggregateId(),
+                            metadata.getSequence()))
                     .build();
         }
     }

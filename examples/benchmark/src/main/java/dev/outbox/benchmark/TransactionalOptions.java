@@ -1,5 +1,6 @@
 package dev.outbox.benchmark;
 
+import dev.outbox.processing.ProcessingOptions;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -65,6 +66,14 @@ record TransactionalOptions(String url, String user, String password, int record
         BenchArgs.requireNoneLeft(values, List.of("url", "user", "password", "records", "aggregates", "repetitions",
                 "warmup-records", "drain-timeout-seconds", "out"));
         return options;
+    }
+
+    /** The workers of each application: {@code outbox.processing.concurrency} of the app properties, or its default. */
+    int concurrency() {
+        String key = "outbox.processing.concurrency=";
+        return appProperties.stream().filter(property -> property.startsWith(key))
+                .map(property -> Integer.parseInt(property.substring(key.length()).trim())).reduce((a, b) -> b)
+                .orElse(ProcessingOptions.DEFAULT_CONCURRENCY);
     }
 
     /** Every parameter, for the result file (the password left out). */

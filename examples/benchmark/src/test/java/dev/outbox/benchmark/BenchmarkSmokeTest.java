@@ -181,8 +181,9 @@ class BenchmarkSmokeTest {
     }
 
     /**
-     * The transactional-handler benchmark with tiny parameters: both drains measured in each repetition, and the
-     * projection holds one row per record, in each aggregate's order, with each aggregate's counter right.
+     * The transactional-handler benchmark with tiny parameters: both drains measured in each repetition, the
+     * projection holds one row per record, in each aggregate's order, with each aggregate's counter right, and the
+     * projection's writes are measured alone for the same records.
      */
     @Test
     @Timeout(value = 240, unit = TimeUnit.SECONDS)
@@ -213,8 +214,15 @@ class BenchmarkSmokeTest {
                 assertThat(checks.path(violation).asLong()).as(violation).isZero();
             }
             assertThat(checks.path("passed").asBoolean()).isTrue();
+            // The handler's writes alone, for the same 300 records, and the drain against both costs added up.
+            JsonNode alone = measured.path("transactional").path("writesAlone");
+            assertThat(alone.path("records").asInt()).isEqualTo(300);
+            assertThat(alone.path("recordsPerSecond").asDouble()).isPositive();
+            assertThat(measured.path("transactional").path("completionStatements").asLong()).isBetween(1L, 300L);
+            assertThat(measured.path("ratioToNoopPlusWrites").asDouble()).isPositive();
         }
         assertThat(json.path("summary").path("ratioToNoopMedian").asDouble()).isPositive();
+        assertThat(json.path("summary").path("ratioToNoopPlusWritesMedian").asDouble()).isPositive();
         assertThat(outcome.exitCode()).isZero();
     }
 
