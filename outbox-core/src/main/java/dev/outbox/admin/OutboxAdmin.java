@@ -3,10 +3,12 @@ package dev.outbox.admin;
 import dev.outbox.OutboxRecord;
 import dev.outbox.internal.Checks;
 import dev.outbox.spi.FailedRecordFilter;
+import dev.outbox.spi.FailedRecordOrder;
 import dev.outbox.spi.FetchedRows;
 import dev.outbox.spi.RecordAdministration;
 import java.time.Clock;
 import java.util.List;
+import java.util.LongSummaryStatistics;
 import java.util.Objects;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -14,7 +16,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The operator's handle on FAILED records, which hold back their aggregate under stop-on-first-failure: list them,
- * retry one or all, skip one so the aggregate continues, or delete one. Every change is logged at INFO.
+ * page through them, count them, and retry, skip (so the aggregate continues) or delete one or all matching a filter.
+ * Every change is logged at INFO.
  *
  * <p>Record ids and the text criteria of a {@link FailedRecordFilter} are checked before the store sees them, by the
  * rules of {@link OutboxRecord#checkTextField}: a blank value, one longer than its column, one that is not valid UTF-16
@@ -57,6 +60,35 @@ public final class OutboxAdmin {
         return store.findFailedRows(checked(filter), Checks.inRange("limit", limit, 1, MAX_LIST_SIZE));
     }
 
+    /**
+     * A page of the FAILED records matching the filter, in {@code order}: the first page when {@code after} is null,
+     * else the page after the one whose {@link FailedRecordPage#nextCursor()} it is. Pages never repeat or skip a
+     * record that stays FAILED; records that fail meanwhile show on a later page when they sort after the cursor.
+     * {@code limit} is between 1 and {@value #MAX_LIST_SIZE}; a cursor that no page gave is refused, naming
+     * {@code after}.
+     *
+     * @since 0.1.0
+     */
+    public FailedRecordPage failedPage(FailedRecordFilter filter, FailedRecordOrder order, @Nullable String after,
+            int limit) {
+        Objects.requireNonNull(order, "order must not be null");
+        FailedRecordFilter checked = checked(filter);
+        Long afterSequence = after == null ? null : cursorSequence(after);
+        Checks.inRange("limit", limit, 1, MAX_LIST_SIZE);
+        FetchedRows rows = store.findFailedPage(checked, order, afterSequence, limit);
+        return new FailedRecordPage(rows, rows.size() < limit ? null : Long.toString(lastSequence(rows, order)));
+    }
+
+    /**
+     * How many FAILED records match the filter: what {@link #retryAll}, {@link #skipAll} or {@link #deleteAll} would
+     * change now, for an operator to confirm.
+     *
+     * @since 0.1.0
+     */
+    public long countFailed(FailedRecordFilter filter) {
+        return store.countFailed(checked(filter));
+    }
+
     /** Makes a FAILED record due again with a fresh retry count; false when it was not FAILED. */
     public boolean retry(String recordId) {
         boolean done = store.retryFailed(requireId(recordId), clock.instant());
@@ -71,6 +103,34 @@ public final class OutboxAdmin {
     public int retryAll(FailedRecordFilter filter) {
         int count = store.retryAllFailed(checked(filter), clock.instant());
         log.info("Outbox admin: {} FAILED record(s) matching {} reset to NEW", count, filter);
+        if (count > 0) {
+            afterChange.run();
+        }
+        return count;
+    }
+
+    /**
+     * {@link #skip} for every FAILED record matching the filter; returns how many.
+     *
+     * @since 0.1.0
+     */
+    public int skipAll(FailedRecordFilter filter) {
+        int count = store.skipAllFailed(checked(filter), clock.instant());
+        log.info("Outbox admin: {} FAILED record(s) matching {} skipped", count, filter);
+        if (count > 0) {
+            afterChange.run(); // their aggregates' later records are due now
+        }
+        return count;
+    }
+
+    /**
+     * Deletes every FAILED record matching the filter (SKIPPED ones stay); returns how many.
+     *
+     * @since 0.1.0
+     */
+    public int deleteAll(FailedRecordFilter filter) {
+        int count = store.deleteAllFailed(checked(filter));
+        log.info("Outbox admin: {} FAILED record(s) matching {} deleted", count, filter);
         if (count > 0) {
             afterChange.run();
         }
@@ -107,7 +167,33 @@ public final class OutboxAdmin {
         checkCriterion("eventType", filter.eventType(), OutboxRecord.MAX_EVENT_TYPE_LENGTH);
         checkCriterion("aggregateId", filter.aggregateId(), OutboxRecord.MAX_AGGREGATE_ID_LENGTH);
         checkCriterion("handlerId", filter.handlerId(), OutboxRecord.MAX_HANDLER_ID_LENGTH);
+        checkCriterion("errorContains", filter.errorContains(), OutboxRecord.MAX_ERROR_LENGTH);
         return filter;
+    }
+
+    /** The sequence a cursor names: the decimal text {@link #failedPage} gave. */
+    private static long cursorSequence(String after) {
+        if (!after.isEmpty() && after.length() <= 19 && after.chars().allMatch(c -> c >= '0' && c <= '9')) {
+            try {
+                return Long.parseLong(after);
+            } catch (NumberFormatException beyondLong) {
+                // refused below
+            }
+        }
+        throw new IllegalArgumentException("after must be the nextCursor of a page of FAILED records (at most 19 "
+                + "digits) but was '" + (after.length() > 40 ? after.substring(0, 40) + "…" : after) + "'");
+    }
+
+    /** The sequence of the page's last row: the highest oldest first, the lowest newest first. */
+    private static long lastSequence(FetchedRows rows, FailedRecordOrder order) {
+        LongSummaryStatistics sequences = new LongSummaryStatistics();
+        rows.records().forEach(record -> sequences.accept(Objects.requireNonNull(record.getSequence())));
+        rows.unreadable().forEach(row -> {
+            if (row.sequence() != null) {
+                sequences.accept(row.sequence());
+            }
+        });
+        return order == FailedRecordOrder.OLDEST_FIRST ? sequences.getMax() : sequences.getMin();
     }
 
     private static void checkCriterion(String name, @Nullable String value, int maxLength) {

@@ -3,6 +3,7 @@ package dev.outbox.spi;
 import dev.outbox.OutboxRecord;
 import java.time.Instant;
 import java.util.List;
+import org.jspecify.annotations.Nullable;
 
 /**
  * What an operator does with FAILED records. Each method is one conditional statement on rows that are FAILED, which
@@ -39,4 +40,44 @@ public interface RecordAdministration {
 
     /** Deletes a FAILED or SKIPPED record; false when there was none. */
     boolean deleteFailed(String id);
+
+    /**
+     * A page of FAILED rows matching the filter, readable or not, in {@code order}, at most {@code limit}: those after
+     * the row of sequence {@code afterSequence} in that order, or from the first when it is null. Answered from an
+     * index of FAILED records by sequence, however many other records the table holds.
+     *
+     * @since 0.1.0
+     */
+    default FetchedRows findFailedPage(FailedRecordFilter filter, FailedRecordOrder order, @Nullable Long afterSequence,
+            int limit) {
+        throw new UnsupportedOperationException(getClass().getName() + " does not page FAILED records");
+    }
+
+    /**
+     * How many FAILED records match the filter: what {@link #retryAllFailed}, {@link #skipAllFailed} or
+     * {@link #deleteAllFailed} would change at this moment.
+     *
+     * @since 0.1.0
+     */
+    default long countFailed(FailedRecordFilter filter) {
+        throw new UnsupportedOperationException(getClass().getName() + " does not count FAILED records");
+    }
+
+    /**
+     * {@link #skipFailed} for every FAILED record matching the filter, in one statement; returns how many.
+     *
+     * @since 0.1.0
+     */
+    default int skipAllFailed(FailedRecordFilter filter, Instant now) {
+        throw new UnsupportedOperationException(getClass().getName() + " does not skip FAILED records by filter");
+    }
+
+    /**
+     * Deletes every FAILED record matching the filter (SKIPPED ones stay), in one statement; returns how many.
+     *
+     * @since 0.1.0
+     */
+    default int deleteAllFailed(FailedRecordFilter filter) {
+        throw new UnsupportedOperationException(getClass().getName() + " does not delete FAILED records by filter");
+    }
 }

@@ -9,6 +9,7 @@ import dev.outbox.spi.DeferredRecordsQuery;
 import dev.outbox.spi.Delivery;
 import dev.outbox.spi.DueRecordsQuery;
 import dev.outbox.spi.FailedRecordFilter;
+import dev.outbox.spi.FailedRecordOrder;
 import dev.outbox.spi.FetchedRows;
 import dev.outbox.spi.PartitionBacklog;
 import dev.outbox.spi.RecordAdministration;
@@ -158,6 +159,32 @@ public final class InMemoryRecordStore implements RecordStore, OutboxRecordRepos
         }
         records.remove(id);
         return true;
+    }
+
+    @Override
+    public synchronized FetchedRows findFailedPage(FailedRecordFilter filter, FailedRecordOrder order,
+            @Nullable Long afterSequence, int limit) {
+        boolean newestFirst = order == FailedRecordOrder.NEWEST_FIRST;
+        return FetchedRows.of(failed(filter).stream()
+                .sorted(newestFirst ? bySequence().reversed() : bySequence())
+                .filter(r -> afterSequence == null
+                        || (newestFirst ? r.getSequence() < afterSequence : r.getSequence() > afterSequence))
+                .limit(limit).toList());
+    }
+
+    @Override
+    public synchronized long countFailed(FailedRecordFilter filter) {
+        return failed(filter).size();
+    }
+
+    @Override
+    public synchronized int skipAllFailed(FailedRecordFilter filter, Instant now) {
+        return (int) failed(filter).stream().filter(r -> skipFailed(r.getId(), now)).count();
+    }
+
+    @Override
+    public synchronized int deleteAllFailed(FailedRecordFilter filter) {
+        return (int) failed(filter).stream().filter(r -> records.remove(r.getId()) != null).count();
     }
 
     private List<OutboxRecord> failed(FailedRecordFilter filter) {

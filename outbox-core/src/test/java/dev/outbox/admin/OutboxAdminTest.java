@@ -7,9 +7,11 @@ import dev.outbox.OutboxRecord;
 import dev.outbox.OutboxRecordStatus;
 import dev.outbox.spi.Delivery;
 import dev.outbox.spi.FailedRecordFilter;
+import dev.outbox.spi.FailedRecordOrder;
 import dev.outbox.testing.InMemoryRecordStore;
 import dev.outbox.testing.MutableClock;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -55,7 +57,8 @@ class OutboxAdminTest {
         Map<String, Function<String, FailedRecordFilter>> criteria = Map.of(
                 "eventType", value -> FailedRecordFilter.any().withEventType(value),
                 "aggregateId", value -> FailedRecordFilter.any().withAggregateId(value),
-                "handlerId", value -> FailedRecordFilter.any().withHandlerId(value));
+                "handlerId", value -> FailedRecordFilter.any().withHandlerId(value),
+                "errorContains", value -> FailedRecordFilter.any().withErrorContaining(value));
 
         criteria.forEach((parameter, filterOf) -> {
             assertThatThrownBy(() -> admin.retryAll(filterOf.apply("A\u0000")))
@@ -66,20 +69,103 @@ class OutboxAdminTest {
                     .hasMessageStartingWith(parameter + " is not valid UTF-16 text");
             assertThatThrownBy(() -> admin.retryAll(filterOf.apply("\uDC00A")))
                     .hasMessageStartingWith(parameter + " is not valid UTF-16 text");
-            assertThatThrownBy(() -> admin.retryAll(filterOf.apply(tooLong)))
-                    .hasMessage(parameter + " is 256 characters long; the limit is 255 characters");
+            if (!parameter.equals("errorContains")) {
+                assertThatThrownBy(() -> admin.retryAll(filterOf.apply(tooLong)))
+                        .hasMessage(parameter + " is 256 characters long; the limit is 255 characters");
+            }
             assertThatThrownBy(() -> admin.retryAll(filterOf.apply(" ")))
                     .hasMessage(parameter + " must not be blank");
             assertThatThrownBy(() -> admin.failedRecords(filterOf.apply("A\u0000"), 10))
                     .hasMessageStartingWith(parameter + " contains the character U+0000");
             assertThatThrownBy(() -> admin.failedRecords(filterOf.apply("\uD800"), 10))
                     .hasMessageStartingWith(parameter + " is not valid UTF-16 text");
+            assertThatThrownBy(() -> admin.skipAll(filterOf.apply(" "))).hasMessage(parameter + " must not be blank");
+            assertThatThrownBy(() -> admin.deleteAll(filterOf.apply("A\u0000")))
+                    .hasMessageStartingWith(parameter + " contains the character U+0000");
+            assertThatThrownBy(() -> admin.countFailed(filterOf.apply(" "))).hasMessage(parameter + " must not be blank");
+            assertThatThrownBy(() -> admin.failedPage(filterOf.apply(" "), FailedRecordOrder.OLDEST_FIRST, null, 10))
+                    .hasMessage(parameter + " must not be blank");
         });
 
         assertThat(store.findById(failed.getId()).orElseThrow().getStatus()).isEqualTo(OutboxRecordStatus.FAILED);
         assertThat(wakeUps).hasValue(0);
         assertThat(admin.retryAll(FailedRecordFilter.any().withEventType("E".repeat(255)))).as("at the limit").isZero();
+        assertThatThrownBy(() -> admin.skipAll(FailedRecordFilter.any().withErrorContaining("e".repeat(2001))))
+                .hasMessage("errorContains is 2001 characters long; the limit is 2000 characters");
+        assertThat(store.findById(failed.getId()).orElseThrow().getStatus()).isEqualTo(OutboxRecordStatus.FAILED);
+        assertThat(admin.skipAll(FailedRecordFilter.any().withErrorContaining("e".repeat(2000)))).as("at the limit")
+                .isZero();
         assertThat(admin.retryAll(FailedRecordFilter.any().withAggregateId("A").withEventType("E"))).isOne();
+    }
+
+    @Test
+    void errorContainsMatchesAnyPartOfTheLastErrorWithoutRegardToCase() {
+        OutboxRecord broker = failed("A", "java.io.IOException: Broker DOWN");
+        failed("B", "java.lang.IllegalStateException: no");
+
+        assertThat(admin.failedRecords(FailedRecordFilter.any().withErrorContaining("broker down"), 10))
+                .extracting(OutboxRecord::getId).containsExactly(broker.getId());
+        assertThat(admin.countFailed(FailedRecordFilter.any().withErrorContaining("EXCEPTION"))).isEqualTo(2);
+        assertThat(admin.countFailed(FailedRecordFilter.any().withErrorContaining("timeout"))).isZero();
+    }
+
+    @Test
+    void lastAttemptDueBoundsSelectByWhenTheFailedAttemptFellDue() {
+        OutboxRecord early = failed("A", "gave up");
+        clock.advance(Duration.ofHours(1));
+        OutboxRecord late = failed("B", "gave up");
+        Instant middle = clock.instant().minus(Duration.ofMinutes(30));
+
+        assertThat(admin.failedRecords(FailedRecordFilter.any().lastAttemptDueBetween(middle, null), 10))
+                .extracting(OutboxRecord::getId).containsExactly(late.getId());
+        assertThat(admin.failedRecords(FailedRecordFilter.any().lastAttemptDueBetween(null, middle), 10))
+                .extracting(OutboxRecord::getId).containsExactly(early.getId());
+        assertThat(admin.countFailed(FailedRecordFilter.any().lastAttemptDueBetween(null, early.getNextRetryAt())))
+                .as("the upper bound is exclusive").isZero();
+    }
+
+    @Test
+    void aPageStartsAfterItsCursorAndTheLastOneHasNone() {
+        OutboxRecord first = failed("A", "gave up");
+        OutboxRecord second = failed("B", "gave up");
+        OutboxRecord third = failed("C", "gave up");
+
+        FailedRecordPage page = admin.failedPage(FailedRecordFilter.any(), FailedRecordOrder.NEWEST_FIRST, null, 2);
+        assertThat(page.records()).extracting(OutboxRecord::getId).containsExactly(third.getId(), second.getId());
+        assertThat(page.nextCursor()).isEqualTo(Long.toString(second.getSequence()));
+        FailedRecordPage last = admin.failedPage(FailedRecordFilter.any(), FailedRecordOrder.NEWEST_FIRST,
+                page.nextCursor(), 2);
+        assertThat(last.records()).extracting(OutboxRecord::getId).containsExactly(first.getId());
+        assertThat(last.nextCursor()).isNull();
+    }
+
+    @Test
+    void aCursorNoPageGaveAndABadLimitAreRefusedNamingTheParameter() {
+        for (String cursor : List.of("", "abc", "-1", "1.5", "99999999999999999999", "9223372036854775808", " 1")) {
+            assertThatThrownBy(() -> admin.failedPage(FailedRecordFilter.any(), FailedRecordOrder.OLDEST_FIRST,
+                    cursor, 10)).isInstanceOf(IllegalArgumentException.class)
+                    .hasMessageStartingWith("after must be the nextCursor of a page of FAILED records");
+        }
+        assertThatThrownBy(() -> admin.failedPage(FailedRecordFilter.any(), FailedRecordOrder.OLDEST_FIRST, "1", 1001))
+                .hasMessage("limit must be between 1 and 1000 but was 1001");
+        assertThat(admin.failedPage(FailedRecordFilter.any(), FailedRecordOrder.OLDEST_FIRST,
+                "9223372036854775807", 10).records()).isEmpty();
+    }
+
+    @Test
+    void bulkSkipAndDeleteWakeTheProcessorOnlyWhenSomethingChanged() {
+        OutboxRecord a = failed("A", "gave up");
+        OutboxRecord b = failed("B", "gave up");
+
+        assertThat(admin.skipAll(FailedRecordFilter.any().withAggregateId("A"))).isOne();
+        assertThat(wakeUps).hasValue(1);
+        assertThat(admin.skipAll(FailedRecordFilter.any().withAggregateId("A"))).isZero();
+        assertThat(admin.deleteAll(FailedRecordFilter.any().withAggregateId("A"))).as("SKIPPED stays").isZero();
+        assertThat(wakeUps).hasValue(1);
+        assertThat(store.findById(a.getId()).orElseThrow().getStatus()).isEqualTo(OutboxRecordStatus.SKIPPED);
+        assertThat(admin.deleteAll(FailedRecordFilter.any())).isOne();
+        assertThat(store.findById(b.getId())).isEmpty();
+        assertThat(wakeUps).hasValue(2);
     }
 
     @Test
@@ -115,10 +201,14 @@ class OutboxAdminTest {
     }
 
     private OutboxRecord failed(String aggregateId) {
+        return failed(aggregateId, "gave up");
+    }
+
+    private OutboxRecord failed(String aggregateId, String error) {
         OutboxRecord record = OutboxRecord.builder().aggregateId(aggregateId).eventType("E").payload("{}")
                 .build(clock);
         store.save(record);
-        assertThat(store.markFailed(Delivery.unfenced(store.findById(record.getId()).orElseThrow()), 3, "gave up")).isTrue();
-        return record;
+        assertThat(store.markFailed(Delivery.unfenced(store.findById(record.getId()).orElseThrow()), 3, error)).isTrue();
+        return store.findById(record.getId()).orElseThrow();
     }
 }
