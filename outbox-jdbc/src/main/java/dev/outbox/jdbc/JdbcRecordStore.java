@@ -13,6 +13,7 @@ import dev.outbox.spi.DeferredRecordsQuery;
 import dev.outbox.spi.Delivery;
 import dev.outbox.spi.DueRecordsQuery;
 import dev.outbox.spi.FailedRecordFilter;
+import dev.outbox.spi.FailedRecordOrder;
 import dev.outbox.spi.FetchedRows;
 import dev.outbox.spi.PartitionBacklog;
 import dev.outbox.spi.RecordAdministration;
@@ -86,7 +87,7 @@ public final class JdbcRecordStore implements RecordStore, RecordStatistics, Rec
     private final StatusWrite defer;
     private final StatusWrite markFailed;
     private final StatusWrite failUnreadable;
-    private final String findFailed;
+    private final JdbcFailedRecords failedRecords;
     private final @Nullable String markCompletedBulk;
     private final @Nullable String deleteCompletedBulk;
     private final @Nullable String deleteMarkedCompleted;
@@ -130,7 +131,7 @@ public final class JdbcRecordStore implements RecordStore, RecordStatistics, Rec
         this.markFailed = StatusWrite.of(sql.get("record.markFailed"), fence);
         this.failUnreadable = StatusWrite.of(sql.get("record.failUnreadable"), fence);
         this.rows = RecordRows.extractor(dialect);
-        this.findFailed = sql.get("admin.findFailed").replace("{columns}", columns);
+        this.failedRecords = new JdbcFailedRecords(this, jdbc, sql, rows);
         this.markCompletedBulk = sql.find("record.markCompleted.bulk").orElse(null);
         this.deleteCompletedBulk = sql.find("record.deleteCompleted.bulk").orElse(null);
         this.deleteMarkedCompleted = sql.find("record.deleteCompleted.marked").orElse(null);
@@ -254,10 +255,23 @@ public final class JdbcRecordStore implements RecordStore, RecordStatistics, Rec
 
     @Override
     public FetchedRows findFailedRows(FailedRecordFilter filter, int limit) {
-        MapSqlParameterSource parameters = new MapSqlParameterSource();
-        String statement = findFailed.replace("{filter}", failedFilter(filter, parameters))
-                .replace("{limit}", Integer.toString(limit));
-        return jdbc.query(statement, parameters, rows);
+        return failedRecords.findFailedRows(filter, limit);
+    }
+
+    @Override
+    public FetchedRows findFailedPage(FailedRecordFilter filter, FailedRecordOrder order, @Nullable Long afterSequence,
+            int limit) {
+        return failedRecords.findFailedPage(filter, order, afterSequence, limit);
+    }
+
+    /** The statements on FAILED records by filter, for tests that read their plans. */
+    JdbcFailedRecords failedRecords() {
+        return failedRecords;
+    }
+
+    @Override
+    public long countFailed(FailedRecordFilter filter) {
+        return failedRecords.countFailed(filter);
     }
 
     @Override
@@ -267,9 +281,7 @@ public final class JdbcRecordStore implements RecordStore, RecordStatistics, Rec
 
     @Override
     public int retryAllFailed(FailedRecordFilter filter, Instant now) {
-        MapSqlParameterSource parameters = new MapSqlParameterSource("now", dialect.timestampValue(now));
-        return jdbc.update(sql.get("admin.retryAllFailed").replace("{filter}", failedFilter(filter, parameters)),
-                parameters);
+        return failedRecords.retryAllFailed(filter, now);
     }
 
     @Override
@@ -278,29 +290,18 @@ public final class JdbcRecordStore implements RecordStore, RecordStatistics, Rec
     }
 
     @Override
+    public int skipAllFailed(FailedRecordFilter filter, Instant now) {
+        return failedRecords.skipAllFailed(filter, now);
+    }
+
+    @Override
     public boolean deleteFailed(String id) {
         return jdbc.update(sql.get("admin.deleteFailed"), Map.of("id", id)) == 1;
     }
 
-    /** The admin.filter.* fragments of the criteria given; their values go to {@code parameters}. */
-    private String failedFilter(FailedRecordFilter filter, MapSqlParameterSource parameters) {
-        StringBuilder where = new StringBuilder();
-        criterion(where, parameters, "eventType", filter.eventType());
-        criterion(where, parameters, "aggregateId", filter.aggregateId());
-        criterion(where, parameters, "handlerId", filter.handlerId());
-        Instant from = filter.createdFrom();
-        criterion(where, parameters, "createdFrom", from == null ? null : dialect.timestampValue(from));
-        Instant before = filter.createdBefore();
-        criterion(where, parameters, "createdBefore", before == null ? null : dialect.timestampValue(before));
-        return where.toString();
-    }
-
-    private void criterion(StringBuilder where, MapSqlParameterSource parameters, String name,
-            @Nullable Object value) {
-        if (value != null) {
-            where.append(' ').append(sql.get("admin.filter." + name));
-            parameters.addValue(name, value);
-        }
+    @Override
+    public int deleteAllFailed(FailedRecordFilter filter) {
+        return failedRecords.deleteAllFailed(filter);
     }
 
     @Override
