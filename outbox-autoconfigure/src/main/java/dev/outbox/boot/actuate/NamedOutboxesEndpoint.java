@@ -66,9 +66,10 @@ public class NamedOutboxesEndpoint {
     /** {@code POST /actuator/outboxes/{name}}: as {@code POST /actuator/outbox}. */
     @WriteOperation
     public WebEndpointResponse<Object> actOnAll(@Selector String name, String action, @Nullable String eventType,
-            @Nullable String aggregateId, @Nullable String handlerId) {
+            @Nullable String aggregateId, @Nullable String handlerId, @Nullable String errorContains) {
         OutboxEndpoint endpoint = byName.get(name);
-        return endpoint == null ? notFound(name) : endpoint.actOnAll(action, eventType, aggregateId, handlerId);
+        return endpoint == null ? notFound(name)
+                : endpoint.actOnAll(action, eventType, aggregateId, handlerId, errorContains);
     }
 
     private WebEndpointResponse<Object> notFound(String name) {

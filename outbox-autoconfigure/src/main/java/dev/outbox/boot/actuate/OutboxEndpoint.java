@@ -65,7 +65,7 @@ public class OutboxEndpoint {
     /** FAILED records listed by the report. */
     static final int FAILED_RECORDS_SHOWN = 20;
     private static final List<String> RECORD_ACTIONS = List.of("retry", "skip", "delete");
-    private static final String RETRY_ALL = "retry-all";
+    private static final List<String> ALL_ACTIONS = List.of("retry-all", "skip-all", "delete-all");
     /** The sub-path of the per-partition listings. */
     static final String PARTITIONS = "partitions";
     /** How long the report waits for each of its database reads (the snapshot, the FAILED records). */
@@ -134,19 +134,23 @@ public class OutboxEndpoint {
     }
 
     /**
-     * {@code POST /actuator/outbox} with {@code {"action": "retry-all"}} and optionally {@code eventType},
-     * {@code aggregateId} and {@code handlerId}: makes every matching FAILED record due again. Another action is
+     * {@code POST /actuator/outbox} with {@code {"action": "retry-all" | "skip-all" | "delete-all"}} and optionally
+     * {@code eventType}, {@code aggregateId}, {@code handlerId} and {@code errorContains} (text of the last error,
+     * without regard to case): makes every matching FAILED record due again, SKIPPED, or deletes it. Another action is
      * answered 400, and so is a filter value that {@link OutboxAdmin} refuses; then no record is changed. Answered
      * 503 when the outbox tables fail or do not answer within {@link #OPERATION_TIMEOUT}.
      */
     @WriteOperation
     public WebEndpointResponse<Object> actOnAll(String action, @Nullable String eventType,
-            @Nullable String aggregateId, @Nullable String handlerId) {
-        if (!RETRY_ALL.equals(action)) {
-            return unknown(action, List.of(RETRY_ALL));
-        }
-        return operate(action, List.of(RETRY_ALL), () -> admin.retryAll(FailedRecordFilter.any()
-                .withEventType(eventType).withAggregateId(aggregateId).withHandlerId(handlerId)));
+            @Nullable String aggregateId, @Nullable String handlerId, @Nullable String errorContains) {
+        FailedRecordFilter filter = FailedRecordFilter.any().withEventType(eventType).withAggregateId(aggregateId)
+                .withHandlerId(handlerId).withErrorContaining(errorContains);
+        return switch (action) {
+            case "retry-all" -> operate(action, ALL_ACTIONS, () -> admin.retryAll(filter));
+            case "skip-all" -> operate(action, ALL_ACTIONS, () -> admin.skipAll(filter));
+            case "delete-all" -> operate(action, ALL_ACTIONS, () -> admin.deleteAll(filter));
+            default -> unknown(action, ALL_ACTIONS);
+        };
     }
 
     /**

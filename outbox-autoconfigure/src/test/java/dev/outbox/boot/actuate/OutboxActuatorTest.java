@@ -121,8 +121,22 @@ class OutboxActuatorTest {
                     assertThat(endpoint.act(failedId, "skip").getBody()).as("no longer FAILED")
                             .isEqualTo(new AdminResult("skip", 0));
                     assertThat(endpoint.act(failedId, "delete").getBody()).isEqualTo(new AdminResult("delete", 1));
-                    assertThat(endpoint.actOnAll("retry-all", null, null, null).getBody())
+                    assertThat(endpoint.actOnAll("retry-all", null, null, null, null).getBody())
                             .isEqualTo(new AdminResult("retry-all", 0));
+                    context.getBean(Outbox.class).schedule(new Ping("y"), "order-2");
+                    await().atMost(PATIENCE).until(() -> endpoint.outbox().failedRecords().oldest().stream()
+                            .anyMatch(failed -> failed.aggregateId().equals("order-2")));
+                    assertThat(endpoint.actOnAll("delete-all", null, null, null, "no such error").getBody())
+                            .isEqualTo(new AdminResult("delete-all", 0));
+                    assertThat(endpoint.actOnAll("skip-all", null, "order-2", null, "DOWNSTREAM REFUSES").getBody())
+                            .isEqualTo(new AdminResult("skip-all", 1));
+                    assertThat(endpoint.actOnAll("delete-all", null, null, null, null).getBody())
+                            .as("the SKIPPED record stays").isEqualTo(new AdminResult("delete-all", 0));
+                    assertThat(endpoint.outbox().failedRecords().oldest()).isEmpty();
+                    WebEndpointResponse<Object> unknownBulk = endpoint.actOnAll("purge-all", null, null, null, null);
+                    assertThat(unknownBulk.getStatus()).isEqualTo(400);
+                    assertThat(unknownBulk.getBody()).isEqualTo(new AdminError("unknown action 'purge-all'; allowed: "
+                            + "retry-all, skip-all, delete-all", List.of("retry-all", "skip-all", "delete-all")));
                     WebEndpointResponse<Object> refused = endpoint.act(failedId, "purge");
                     assertThat(refused.getStatus()).isEqualTo(400);
                     assertThat(refused.getBody()).isEqualTo(new AdminError(
