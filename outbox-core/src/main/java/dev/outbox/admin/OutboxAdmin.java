@@ -76,7 +76,7 @@ public final class OutboxAdmin {
         Long afterSequence = after == null ? null : cursorSequence(after);
         Checks.inRange("limit", limit, 1, MAX_LIST_SIZE);
         FetchedRows rows = store.findFailedPage(checked, order, afterSequence, limit);
-        return new FailedRecordPage(rows, rows.size() < limit ? null : Long.toString(lastSequence(rows, order)));
+        return new FailedRecordPage(rows, rows.size() < limit ? null : lastSequence(rows, order));
     }
 
     /**
@@ -184,8 +184,8 @@ public final class OutboxAdmin {
                 + "digits) but was '" + (after.length() > 40 ? after.substring(0, 40) + "…" : after) + "'");
     }
 
-    /** The sequence of the page's last row: the highest oldest first, the lowest newest first. */
-    private static long lastSequence(FetchedRows rows, FailedRecordOrder order) {
+    /** The sequence of the page's last row (the highest oldest first, the lowest newest first); null if none. */
+    private static @Nullable String lastSequence(FetchedRows rows, FailedRecordOrder order) {
         LongSummaryStatistics sequences = new LongSummaryStatistics();
         rows.records().forEach(record -> sequences.accept(Objects.requireNonNull(record.getSequence())));
         rows.unreadable().forEach(row -> {
@@ -193,7 +193,10 @@ public final class OutboxAdmin {
                 sequences.accept(row.sequence());
             }
         });
-        return order == FailedRecordOrder.OLDEST_FIRST ? sequences.getMax() : sequences.getMin();
+        if (sequences.getCount() == 0) {
+            return null;
+        }
+        return Long.toString(order == FailedRecordOrder.OLDEST_FIRST ? sequences.getMax() : sequences.getMin());
     }
 
     private static void checkCriterion(String name, @Nullable String value, int maxLength) {

@@ -43,8 +43,8 @@ public interface RecordAdministration {
 
     /**
      * A page of FAILED rows matching the filter, readable or not, in {@code order}, at most {@code limit}: those after
-     * the row of sequence {@code afterSequence} in that order, or from the first when it is null. Answered from an
-     * index of FAILED records by sequence, however many other records the table holds.
+     * the row of sequence {@code afterSequence} in that order, or from the first when it is null. A database store
+     * answers it from an index of FAILED records by sequence, however many other records the table holds.
      *
      * @since 0.1.0
      */
