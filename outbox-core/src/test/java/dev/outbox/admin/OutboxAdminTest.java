@@ -82,7 +82,8 @@ class OutboxAdminTest {
             assertThatThrownBy(() -> admin.skipAll(filterOf.apply(" "))).hasMessage(parameter + " must not be blank");
             assertThatThrownBy(() -> admin.deleteAll(filterOf.apply("A\u0000")))
                     .hasMessageStartingWith(parameter + " contains the character U+0000");
-            assertThatThrownBy(() -> admin.countFailed(filterOf.apply(" "))).hasMessage(parameter + " must not be blank");
+            assertThatThrownBy(() -> admin.countFailed(filterOf.apply(" ")))
+                    .hasMessage(parameter + " must not be blank");
             assertThatThrownBy(() -> admin.failedPage(filterOf.apply(" "), FailedRecordOrder.OLDEST_FIRST, null, 10))
                     .hasMessage(parameter + " must not be blank");
         });
@@ -208,7 +209,8 @@ class OutboxAdminTest {
         OutboxRecord record = OutboxRecord.builder().aggregateId(aggregateId).eventType("E").payload("{}")
                 .build(clock);
         store.save(record);
-        assertThat(store.markFailed(Delivery.unfenced(store.findById(record.getId()).orElseThrow()), 3, error)).isTrue();
+        OutboxRecord stored = store.findById(record.getId()).orElseThrow();
+        assertThat(store.markFailed(Delivery.unfenced(stored), 3, error)).isTrue();
         return store.findById(record.getId()).orElseThrow();
     }
 }

@@ -46,10 +46,12 @@ class PostgresFailedRecordPageQueryPlanTest {
                     Statement statement = connection.createStatement()) {
                 statement.execute("INSERT INTO outbox_record (id, status, aggregate_id, event_type, payload, "
                         + "partition_no, created_at, next_retry_at, last_error, handler_id) "
-                        + "SELECT 'r-' || g, CASE WHEN g <= " + FAILED + " THEN 'FAILED' ELSE 'COMPLETED' END, 'agg-' || (g % 5000), "
+                        + "SELECT 'r-' || g, CASE WHEN g <= " + FAILED + " THEN 'FAILED' ELSE 'COMPLETED' END, "
+                        + "'agg-' || (g % 5000), "
                         + "'E' || (g % 3), '{}', g % 256, now() - (" + ROWS + " - g) * INTERVAL '1 second', "
                         + "now() - (" + ROWS + " - g) * INTERVAL '1 second', "
-                        + "CASE WHEN g <= " + FAILED + " THEN 'java.io.IOException: broker ' || (g % 10) END, 'h' || (g % 7) "
+                        + "CASE WHEN g <= " + FAILED + " THEN 'java.io.IOException: broker ' || (g % 10) END, "
+                        + "'h' || (g % 7) "
                         + "FROM generate_series(1, " + ROWS + ") g");
                 long middle = sequenceOf(statement, "r-" + FAILED / 2);
                 long lastFailed = sequenceOf(statement, "r-" + FAILED);
@@ -76,7 +78,7 @@ class PostgresFailedRecordPageQueryPlanTest {
             }
             FetchedRows page = store.findFailedPage(FailedRecordFilter.any(), FailedRecordOrder.NEWEST_FIRST, null,
                     PAGE);
-            // Rows written by SQL in partitions their aggregates do not hash to: FAILED rows a page shows as unreadable.
+            // Rows written by SQL in partitions their aggregates do not hash to: a page shows them as unreadable.
             assertThat(page.unreadable()).hasSize(PAGE);
             assertThat(page.unreadable().get(0).id()).isEqualTo("r-" + FAILED);
             assertThat(store.countFailed(FailedRecordFilter.any().withErrorContaining("BROKER 3")))
