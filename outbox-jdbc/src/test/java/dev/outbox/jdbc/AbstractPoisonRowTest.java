@@ -5,6 +5,8 @@ import static org.awaitility.Awaitility.await;
 
 import dev.outbox.OutboxRecord;
 import dev.outbox.OutboxRecordStatus;
+import dev.outbox.admin.FailedRecordPage;
+import dev.outbox.admin.OutboxAdmin;
 import dev.outbox.jdbc.testing.JdbcOutboxFixture;
 import dev.outbox.jdbc.testing.TestDatabase;
 import dev.outbox.metrics.MicrometerOutboxListener;
@@ -17,6 +19,7 @@ import dev.outbox.partition.PartitionHasher;
 import dev.outbox.processing.OutboxProcessor;
 import dev.outbox.spi.DueRecordsQuery;
 import dev.outbox.spi.FailedRecordFilter;
+import dev.outbox.spi.FailedRecordOrder;
 import dev.outbox.spi.FetchedRows;
 import dev.outbox.spi.UnreadableRow;
 import io.micrometer.core.instrument.Counter;
@@ -27,6 +30,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
@@ -265,6 +269,14 @@ abstract class AbstractPoisonRowTest {
         assertThat(error).contains("Unreadable outbox row " + id).contains(what);
         // The operator's listing shows it with what could be read, and the error.
         FetchedRows failed = fixture.recordStore().findFailedRows(FailedRecordFilter.any(), 20);
+        // A console's page of them too, with a cursor past it, and the count of a bulk action.
+        OutboxAdmin admin = OutboxAdmin.builder().store(fixture.recordStore()).build();
+        FailedRecordPage page = admin.failedPage(FailedRecordFilter.any(), FailedRecordOrder.NEWEST_FIRST, null, 1);
+        assertThat(page.rows().size()).isOne();
+        assertThat(page.records().size()).isEqualTo(failed.records().size());
+        assertThat(admin.failedPage(FailedRecordFilter.any(), FailedRecordOrder.NEWEST_FIRST,
+                Objects.requireNonNull(page.nextCursor()), 1).rows().size()).isZero();
+        assertThat(admin.countFailed(FailedRecordFilter.any())).isOne();
         if (problem == UnreadableRow.Problem.UNKNOWN_STATUS) {
             // Its status was all that was wrong with it: FAILED now, it reads as a record.
             assertThat(failed.records()).singleElement().satisfies(record -> {
