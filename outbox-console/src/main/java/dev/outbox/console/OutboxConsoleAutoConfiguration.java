@@ -17,8 +17,8 @@ import java.util.List;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
-import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
@@ -37,7 +37,7 @@ import org.springframework.web.servlet.config.annotation.WebMvcConfigurer;
         NamedOutboxesAutoConfiguration.class, OutboxActuatorAutoConfiguration.class})
 @ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.SERVLET)
 @ConditionalOnClass(DispatcherServlet.class)
-@ConditionalOnProperty(prefix = "outbox.console", name = "enabled", havingValue = "true", matchIfMissing = true)
+@ConditionalOnBooleanProperty(name = "outbox.console.enabled", matchIfMissing = true)
 @ConditionalOnBean({OutboxMonitor.class, OutboxAdmin.class})
 @EnableConfigurationProperties(OutboxConsoleProperties.class)
 public class OutboxConsoleAutoConfiguration {

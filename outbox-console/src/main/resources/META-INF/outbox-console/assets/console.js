@@ -114,6 +114,7 @@ function showRecord(recordId) {
 function confirmed(text) {
     const dialog = $('confirm');
     $('confirm-text').textContent = text;
+    dialog.returnValue = ''; // Escape leaves the last answer in place
     return new Promise((resolve) => {
         dialog.addEventListener('close', () => resolve(dialog.returnValue === 'ok'), { once: true });
         dialog.showModal();
@@ -189,7 +190,8 @@ async function poll() {
 }
 
 const initial = params();
-state.selectedPartition = initial.has('partition') ? Number(initial.get('partition')) : null;
+const partitionInUrl = Number.parseInt(initial.get('partition') ?? '', 10);
+state.selectedPartition = partitionInUrl >= 0 && partitionInUrl < 256 ? partitionInUrl : null;
 state.selectedRecord = initial.get('record');
 bindFilters();
 poll();

@@ -48,12 +48,14 @@ export function renderInstances(tbody, overview) {
     const rows = overview.instances.map(({ instance, late }) => element('tr',
         { 'data-instance-id': instance.id, 'data-state': late ? 'late' : 'live', className: late ? 'late' : '' },
         element('td', {}, instance.id), element('td', {}, `${instance.hostname}:${instance.port}`),
-        element('td', {}, instance.version ?? ''), element('td', {}, instance.status),
+        element('td', {}, instance.version ?? ''), element('td', {}, (instance.handlerIds ?? ['(any)']).join(', ')),
+        element('td', {}, instance.status),
         element('td', {}, seconds(instance.heartbeatAgeSeconds)), element('td', {}, instance.ownedPartitions),
         element('td', {}, late ? 'late heartbeat' : 'live')));
     const departed = overview.departedOwners.map((owner) => element('tr',
         { 'data-instance-id': owner.id, 'data-state': 'departed', className: 'departed' },
         element('td', {}, owner.id), element('td', {}), element('td', {}), element('td', {}), element('td', {}),
+        element('td', {}),
         element('td', {}, owner.ownedPartitions), element('td', {}, 'departed (not live; partitions not taken over yet)')));
     tbody.replaceChildren(...rows, ...departed);
 }

@@ -7,6 +7,8 @@ import static org.springframework.test.web.servlet.request.MockMvcRequestBuilder
 
 import dev.outbox.Outbox;
 import dev.outbox.OutboxRecordProcessor;
+import dev.outbox.boot.NamedOutboxes;
+import dev.outbox.boot.NamedOutboxesAutoConfiguration;
 import dev.outbox.boot.OutboxHandlersAutoConfiguration;
 import dev.outbox.boot.OutboxProcessingAutoConfiguration;
 import dev.outbox.boot.OutboxStoreAutoConfiguration;
@@ -23,6 +25,7 @@ import org.springframework.boot.test.context.assertj.AssertableWebApplicationCon
 import org.springframework.boot.test.context.runner.WebApplicationContextRunner;
 import org.springframework.context.annotation.Bean;
 import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.jdbc.datasource.DriverManagerDataSource;
 import org.springframework.mock.web.MockHttpServletResponse;
 import org.springframework.test.web.servlet.MockMvc;
 import org.springframework.test.web.servlet.RequestBuilder;
@@ -49,6 +52,7 @@ class ConsoleTest {
                     OutboxHandlersAutoConfiguration.class,
                     OutboxWriteAutoConfiguration.class,
                     OutboxProcessingAutoConfiguration.class,
+                    NamedOutboxesAutoConfiguration.class,
                     OutboxConsoleAutoConfiguration.class))
             .withUserConfiguration(SwitchableProcessor.class)
             .withPropertyValues(
@@ -208,6 +212,40 @@ class ConsoleTest {
     }
 
     @Test
+    void eachNamedOutboxHasItsOwnViewAndOperations() {
+        runner.withUserConfiguration(BillingDatabase.class)
+                .withPropertyValues("outbox.outboxes.billing.data-source=billingDataSource",
+                        "outbox.outboxes.billing.schema-initialization.enabled=true",
+                        "outbox.console.operations-enabled=true",
+                        "outbox.console.allow-operations-without-security=true")
+                .run(context -> {
+                    MockMvc mvc = mvc(context);
+                    context.getBean(NamedOutboxes.class).outbox("billing").schedule(new Ping("invoice"), "invoice-1");
+
+                    JsonNode billing = await().atMost(PATIENCE)
+                            .until(() -> json(mvc, get("/outbox-console/api/failed-records?outbox=billing")),
+                                    answer -> answer.get("records").size() == 1);
+                    String id = recordIds(billing).get(0);
+                    assertThat(billing.get("records").get(0).get("record").get("aggregateId").asString())
+                            .isEqualTo("invoice-1");
+                    assertThat(recordIds(all(mvc))).as("the default outbox has none").isEmpty();
+                    JsonNode overview = await().atMost(PATIENCE)
+                            .until(() -> json(mvc, get("/outbox-console/api/overview?outbox=billing")),
+                                    answer -> answer.get("records").get("failed").asLong() == 1);
+                    assertThat(overview.get("outbox").asString()).isEqualTo("billing");
+                    assertThat(overview.get("partitions")).hasSize(256);
+                    assertThat(json(mvc, get("/outbox-console/api/overview")).get("outboxes").get(0).asString())
+                            .isEqualTo("billing");
+
+                    assertThat(json(mvc, post("/outbox-console/api/records/" + id + "/skip?outbox=billing"))
+                            .get("records").asInt()).isEqualTo(1);
+                    JdbcTemplate billingTables = new JdbcTemplate(context.getBean("billingDataSource",
+                            DataSource.class));
+                    assertThat(status(billingTables, id)).containsExactly("SKIPPED");
+                });
+    }
+
+    @Test
     void disabledTheConsoleExposesNothing() {
         runner.withPropertyValues("outbox.console.enabled=false").run(context -> {
             MockMvc mvc = mvc(context);
@@ -288,6 +326,13 @@ class ConsoleTest {
     }
 
     record Pong(String value) {
+    }
+
+    static class BillingDatabase {
+        @Bean(defaultCandidate = false)
+        static DataSource billingDataSource() {
+            return new DriverManagerDataSource("jdbc:h2:mem:billing_" + UUID.randomUUID() + ";DB_CLOSE_DELAY=-1");
+        }
     }
 
     /** Fails every record until told otherwise, so that retried records then complete. */
