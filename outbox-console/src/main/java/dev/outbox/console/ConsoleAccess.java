@@ -32,16 +32,18 @@ final class ConsoleAccess implements HandlerInterceptor {
         this.securityPresent = securityPresent;
     }
 
-    /** Whether operations are allowed, and if not, the property that allows them. */
+    /** Whether operations are allowed, and if not, why and the property that would allow them. */
     OperationsState operations() {
         if (!properties.operationsEnabled()) {
-            return new OperationsState(false, "operations are disabled: set " + OPERATIONS_PROPERTY + "=true");
+            return new OperationsState(false, "operations are disabled: set " + OPERATIONS_PROPERTY + "=true",
+                    OPERATIONS_PROPERTY);
         }
         if (!securityPresent && !properties.allowOperationsWithoutSecurity()) {
             return new OperationsState(false, "operations are refused without Spring Security on the class path: "
-                    + OPERATIONS_PROPERTY + "=true is set, but not " + WITHOUT_SECURITY_PROPERTY + "=true");
+                    + "set " + WITHOUT_SECURITY_PROPERTY + "=true to allow them to anyone who reaches the page",
+                    WITHOUT_SECURITY_PROPERTY);
         }
-        return new OperationsState(true, null);
+        return new OperationsState(true, null, null);
     }
 
     /** The name of who makes the request, for the log. */

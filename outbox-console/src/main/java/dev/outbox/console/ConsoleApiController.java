@@ -105,7 +105,7 @@ class ConsoleApiController {
             log.warn("Outbox console: {} asked for the {} in outbox {}: refused, {}", who, what, outbox,
                     state.refusal());
             return ResponseEntity.status(403).body(new ConsoleError(String.valueOf(state.refusal()),
-                    ConsoleAccess.OPERATIONS_PROPERTY));
+                    state.property()));
         }
         WebEndpointResponse<Object> response = operation.get();
         log.info("Outbox console: {} asked for the {} in outbox {}: {} {}", who, what, outbox, response.getStatus(),

@@ -137,7 +137,7 @@ final class ConsoleViews {
     record FailedRecordView(FailedRecord record, @Nullable String payload, Map<String, String> headers) {
     }
 
-    /** Whether the page may offer operations, and if not, why. */
-    record OperationsState(boolean allowed, @Nullable String refusal) {
+    /** Whether the page may offer operations, and if not, why and the property that would allow them. */
+    record OperationsState(boolean allowed, @Nullable String refusal, @Nullable String property) {
     }
 }

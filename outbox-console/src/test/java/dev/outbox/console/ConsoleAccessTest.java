@@ -48,13 +48,17 @@ class ConsoleAccessTest {
 
     @Test
     void operationsNeedTheirSwitchAndWithoutSecurityTheOptIn() {
-        assertThat(new ConsoleAccess(properties("/c", false, true), false).operations().allowed()).isFalse();
+        OperationsState disabled = new ConsoleAccess(properties("/c", false, true), false).operations();
+        assertThat(disabled.allowed()).isFalse();
+        assertThat(disabled.property()).isEqualTo("outbox.console.operations-enabled");
+        assertThat(disabled.refusal()).doesNotContain("allow-operations-without-security");
         OperationsState withoutOptIn = new ConsoleAccess(properties("/c", true, false), false).operations();
         assertThat(withoutOptIn.allowed()).isFalse();
+        assertThat(withoutOptIn.property()).isEqualTo("outbox.console.allow-operations-without-security");
         assertThat(withoutOptIn.refusal()).contains("outbox.console.allow-operations-without-security=true");
         assertThat(new ConsoleAccess(properties("/c", true, true), false).operations().allowed()).isTrue();
         assertThat(new ConsoleAccess(properties("/c", true, false), true).operations())
-                .as("with Spring Security the role guards them").isEqualTo(new OperationsState(true, null));
+                .as("with Spring Security the role guards them").isEqualTo(new OperationsState(true, null, null));
         assertThat(new ConsoleAccess(properties("/c", false, false), true).operations().allowed()).isFalse();
     }
 
