@@ -11,6 +11,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
 import java.util.function.Function;
+import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -97,7 +98,7 @@ class ConsoleApiController {
     }
 
     private ResponseEntity<?> operate(HttpServletRequest request, Target target, String what,
-            java.util.function.Supplier<WebEndpointResponse<Object>> operation) {
+            Supplier<WebEndpointResponse<Object>> operation) {
         String who = ConsoleAccess.who(request);
         String outbox = target.name() == null ? "default" : target.name();
         OperationsState state = access.operations();

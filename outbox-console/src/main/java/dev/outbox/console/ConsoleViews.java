@@ -9,6 +9,7 @@ import dev.outbox.monitoring.LatestReading;
 import dev.outbox.monitoring.OutboxSnapshot;
 import dev.outbox.partition.PartitionHasher;
 import dev.outbox.spi.FetchedRows;
+import dev.outbox.spi.InstanceState;
 import dev.outbox.spi.PartitionState;
 import dev.outbox.spi.UnreadableRow;
 import java.time.Duration;
@@ -16,12 +17,14 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.function.IntToLongFunction;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -33,8 +36,8 @@ final class ConsoleViews {
     private ConsoleViews() {
     }
 
-    static Overview overview(@Nullable String outbox, List<String> outboxes, LatestReading.Reading<OutboxSnapshot> reading,
-            Duration staleTimeout, OperationsState operations) {
+    static Overview overview(@Nullable String outbox, List<String> outboxes,
+            LatestReading.Reading<OutboxSnapshot> reading, Duration staleTimeout, OperationsState operations) {
         OutboxSnapshot snapshot = reading.value();
         Duration age = reading.age();
         Double ageSeconds = age == null ? null : seconds(age);
@@ -48,8 +51,8 @@ final class ConsoleViews {
         }
         Map<String, Set<Integer>> byOwner = snapshot.partitionsByOwner();
         List<InstanceView> instances = new ArrayList<>();
-        Set<String> live = new java.util.HashSet<>();
-        for (var state : snapshot.liveInstances()) {
+        Set<String> live = new HashSet<>();
+        for (InstanceState state : snapshot.liveInstances()) {
             live.add(state.instanceId());
             Member member = Member.of(state, byOwner.getOrDefault(state.instanceId(), Set.of()).size());
             // live by the snapshot, but more than half the stale timeout without a heartbeat: about to lose its lease
@@ -70,7 +73,7 @@ final class ConsoleViews {
     }
 
     private static List<PartitionView> partitions(Map<Integer, PartitionState> states, Set<String> live,
-            java.util.function.IntToLongFunction pending) {
+            IntToLongFunction pending) {
         List<PartitionView> views = new ArrayList<>(PartitionHasher.PARTITION_COUNT);
         for (int partition = 0; partition < PartitionHasher.PARTITION_COUNT; partition++) {
             PartitionState state = states.get(partition);

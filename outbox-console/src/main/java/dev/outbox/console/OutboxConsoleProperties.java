@@ -29,9 +29,9 @@ public record OutboxConsoleProperties(
 
     public OutboxConsoleProperties {
         if (!path.matches("(/[A-Za-z0-9._~-]+)+") || path.length() > MAX_PATH_LENGTH) {
-            throw new IllegalArgumentException("outbox.console.path must be '/' followed by segments of letters, digits, "
-                    + "'.', '_', '~' or '-', separated by '/', without a trailing '/', at most " + MAX_PATH_LENGTH
-                    + " characters; it is '" + path + "'");
+            throw new IllegalArgumentException("outbox.console.path must be '/' followed by segments of letters, "
+                    + "digits, '.', '_', '~' or '-', separated by '/', without a trailing '/', at most "
+                    + MAX_PATH_LENGTH + " characters; it is '" + path + "'");
         }
         if (!role.matches("[A-Za-z0-9_]{1,100}")) {
             throw new IllegalArgumentException("outbox.console.role must be 1 to 100 letters, digits or '_'; it is '"

@@ -56,7 +56,8 @@ export function renderInstances(tbody, overview) {
         { 'data-instance-id': owner.id, 'data-state': 'departed', className: 'departed' },
         element('td', {}, owner.id), element('td', {}), element('td', {}), element('td', {}), element('td', {}),
         element('td', {}),
-        element('td', {}, owner.ownedPartitions), element('td', {}, 'departed (not live; partitions not taken over yet)')));
+        element('td', {}, owner.ownedPartitions),
+        element('td', {}, 'departed (not live; partitions not taken over yet)')));
     tbody.replaceChildren(...rows, ...departed);
 }
 
@@ -91,7 +92,8 @@ export function renderPartitionDetail(aside, partition) {
     aside.setAttribute('data-partition', partition.partition);
     aside.replaceChildren(element('h3', {}, `Partition ${partition.partition}`), element('dl', {},
         element('dt', {}, 'Owner'), element('dd', { 'data-field': 'owner' }, partition.owner ?? 'none'),
-        element('dt', {}, 'Owner live'), element('dd', { 'data-field': 'owner-live' }, partition.ownerLive ? 'yes' : 'no'),
+        element('dt', {}, 'Owner live'),
+        element('dd', { 'data-field': 'owner-live' }, partition.ownerLive ? 'yes' : 'no'),
         element('dt', {}, 'Epoch'), element('dd', { 'data-field': 'epoch' }, partition.epoch ?? ''),
         element('dt', {}, 'NEW records'), element('dd', { 'data-field': 'pending' }, partition.pending)));
 }

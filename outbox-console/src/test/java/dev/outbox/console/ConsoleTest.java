@@ -205,7 +205,8 @@ class ConsoleTest {
             assertThat(retried.get("records").asInt()).isEqualTo(1);
             await().atMost(PATIENCE).until(() -> status(database, ids.get(2)), List.of("COMPLETED")::equals);
 
-            MockHttpServletResponse unknown = perform(mvc, post("/outbox-console/api/records/" + ids.get(1) + "/purge"));
+            MockHttpServletResponse unknown = perform(mvc,
+                    post("/outbox-console/api/records/" + ids.get(1) + "/purge"));
             assertThat(unknown.getStatus()).isEqualTo(400);
             assertThat(unknown.getContentAsString()).contains("unknown action 'purge'");
         });
