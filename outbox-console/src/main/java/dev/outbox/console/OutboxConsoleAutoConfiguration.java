@@ -21,6 +21,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProp
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.context.ApplicationContext;
 import org.springframework.context.annotation.Bean;
 import org.springframework.util.ClassUtils;
 import org.springframework.web.servlet.DispatcherServlet;
@@ -61,10 +62,11 @@ public class OutboxConsoleAutoConfiguration {
                 outbox.coordinator().orElse(null), instanceId, outbox.admin(), clock));
     }
 
+    /** Spring Security is looked for with the application's class loader, as {@code @ConditionalOnClass} does. */
     @Bean
-    ConsoleAccess outboxConsoleAccess(OutboxConsoleProperties properties) {
+    ConsoleAccess outboxConsoleAccess(OutboxConsoleProperties properties, ApplicationContext context) {
         return new ConsoleAccess(properties, ClassUtils.isPresent(ConsoleAccess.SECURITY_FILTER_TYPE,
-                OutboxConsoleAutoConfiguration.class.getClassLoader()));
+                context.getClassLoader()));
     }
 
     @Bean

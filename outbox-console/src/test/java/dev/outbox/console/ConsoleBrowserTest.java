@@ -31,8 +31,10 @@ import org.openqa.selenium.chrome.ChromeOptions;
 import org.springframework.boot.WebApplicationType;
 import org.springframework.boot.autoconfigure.ImportAutoConfiguration;
 import org.springframework.boot.builder.SpringApplicationBuilder;
+import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.core.io.DefaultResourceLoader;
 import org.springframework.context.annotation.Import;
 import org.springframework.jdbc.core.JdbcTemplate;
 
@@ -62,6 +64,8 @@ class ConsoleBrowserTest {
             Assumptions.abort(CHROMIUM + " or " + CHROMEDRIVER + " is missing");
         }
         application = new SpringApplicationBuilder(BrowserApplication.class)
+                // Spring Security is on this module's test class path for ConsoleSecurityTest; this application has none
+                .resourceLoader(new DefaultResourceLoader(new FilteredClassLoader("org.springframework.security")))
                 .web(WebApplicationType.SERVLET)
                 .properties("server.port=0",
                         "spring.datasource.url=jdbc:h2:mem:browser_" + UUID.randomUUID() + ";DB_CLOSE_DELAY=-1",

@@ -21,6 +21,8 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import javax.sql.DataSource;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.http.converter.autoconfigure.HttpMessageConvertersAutoConfiguration;
+import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.assertj.AssertableWebApplicationContext;
 import org.springframework.boot.test.context.runner.WebApplicationContextRunner;
 import org.springframework.context.annotation.Bean;
@@ -39,31 +41,38 @@ class ConsoleTest {
     private static final Duration PATIENCE = Duration.ofSeconds(60);
     private static final JsonMapper JSON = JsonMapper.builder().build();
 
-    private final WebApplicationContextRunner runner = new WebApplicationContextRunner()
-            .withConfiguration(AutoConfigurations.of(
-                    org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration.class,
-                    org.springframework.boot.jdbc.autoconfigure.DataSourceTransactionManagerAutoConfiguration.class,
-                    org.springframework.boot.transaction.autoconfigure.TransactionAutoConfiguration.class,
-                    org.springframework.boot.jackson.autoconfigure.JacksonAutoConfiguration.class,
-                    org.springframework.boot.http.converter.autoconfigure.HttpMessageConvertersAutoConfiguration.class,
-                    org.springframework.boot.webmvc.autoconfigure.DispatcherServletAutoConfiguration.class,
-                    org.springframework.boot.webmvc.autoconfigure.WebMvcAutoConfiguration.class,
-                    OutboxStoreAutoConfiguration.class,
-                    OutboxHandlersAutoConfiguration.class,
-                    OutboxWriteAutoConfiguration.class,
-                    OutboxProcessingAutoConfiguration.class,
-                    NamedOutboxesAutoConfiguration.class,
-                    OutboxConsoleAutoConfiguration.class))
-            .withUserConfiguration(SwitchableProcessor.class)
-            .withPropertyValues(
-                    "spring.datasource.url=jdbc:h2:mem:console_" + UUID.randomUUID() + ";DB_CLOSE_DELAY=-1",
-                    "outbox.schema-initialization.enabled=true",
-                    "outbox.retry.max-retries=0",
-                    "outbox.instance.id=node-a",
-                    "outbox.instance.heartbeat-interval-seconds=1",
-                    "outbox.instance.stale-instance-timeout-seconds=5",
-                    "outbox.instance.new-instance-detection-interval-seconds=1",
-                    "outbox.metrics.refresh-interval=100ms");
+    /** Spring Security is on this module's test class path for ConsoleSecurityTest; these applications have none. */
+    private final WebApplicationContextRunner runner = application()
+            .withClassLoader(new FilteredClassLoader("org.springframework.security"));
+
+    /** An application on a database of its own, with the console and a processor that fails every record. */
+    static WebApplicationContextRunner application() {
+        return new WebApplicationContextRunner()
+                .withConfiguration(AutoConfigurations.of(
+                        org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration.class,
+                        org.springframework.boot.jdbc.autoconfigure.DataSourceTransactionManagerAutoConfiguration.class,
+                        org.springframework.boot.transaction.autoconfigure.TransactionAutoConfiguration.class,
+                        org.springframework.boot.jackson.autoconfigure.JacksonAutoConfiguration.class,
+                        HttpMessageConvertersAutoConfiguration.class,
+                        org.springframework.boot.webmvc.autoconfigure.DispatcherServletAutoConfiguration.class,
+                        org.springframework.boot.webmvc.autoconfigure.WebMvcAutoConfiguration.class,
+                        OutboxStoreAutoConfiguration.class,
+                        OutboxHandlersAutoConfiguration.class,
+                        OutboxWriteAutoConfiguration.class,
+                        OutboxProcessingAutoConfiguration.class,
+                        NamedOutboxesAutoConfiguration.class,
+                        OutboxConsoleAutoConfiguration.class))
+                .withUserConfiguration(SwitchableProcessor.class)
+                .withPropertyValues(
+                        "spring.datasource.url=jdbc:h2:mem:console_" + UUID.randomUUID() + ";DB_CLOSE_DELAY=-1",
+                        "outbox.schema-initialization.enabled=true",
+                        "outbox.retry.max-retries=0",
+                        "outbox.instance.id=node-a",
+                        "outbox.instance.heartbeat-interval-seconds=1",
+                        "outbox.instance.stale-instance-timeout-seconds=5",
+                        "outbox.instance.new-instance-detection-interval-seconds=1",
+                        "outbox.metrics.refresh-interval=100ms");
+    }
 
     @Test
     void thePageAndItsScriptsAreServedAtTheDefaultPath() {
@@ -284,7 +293,7 @@ class ConsoleTest {
     }
 
     /** Three records the processor fails: order-1 and order-2 are Pings, order-3 a Pong; their ids in that order. */
-    private static List<String> threeFailedRecords(AssertableWebApplicationContext context, MockMvc mvc) {
+    static List<String> threeFailedRecords(AssertableWebApplicationContext context, MockMvc mvc) {
         Outbox outbox = context.getBean(Outbox.class);
         outbox.schedule(new Ping("first"), "order-1");
         outbox.schedule(new Ping("second"), "order-2");
@@ -296,29 +305,29 @@ class ConsoleTest {
         return recordIds(listed);
     }
 
-    private static JsonNode all(MockMvc mvc) throws Exception {
+    static JsonNode all(MockMvc mvc) throws Exception {
         return json(mvc, get("/outbox-console/api/failed-records"));
     }
 
-    private static List<String> recordIds(JsonNode answer) {
+    static List<String> recordIds(JsonNode answer) {
         List<String> ids = new ArrayList<>();
         answer.get("records").forEach(view -> ids.add(view.get("record").get("id").asString()));
         return ids;
     }
 
-    private static List<String> status(JdbcTemplate database, String id) {
+    static List<String> status(JdbcTemplate database, String id) {
         return database.queryForList("select status from outbox_record where id = ?", String.class, id);
     }
 
-    private static MockMvc mvc(AssertableWebApplicationContext context) {
+    static MockMvc mvc(AssertableWebApplicationContext context) {
         return MockMvcBuilders.webAppContextSetup(context).build();
     }
 
-    private static MockHttpServletResponse perform(MockMvc mvc, RequestBuilder request) throws Exception {
+    static MockHttpServletResponse perform(MockMvc mvc, RequestBuilder request) throws Exception {
         return mvc.perform(request).andReturn().getResponse();
     }
 
-    private static JsonNode json(MockMvc mvc, RequestBuilder request) throws Exception {
+    static JsonNode json(MockMvc mvc, RequestBuilder request) throws Exception {
         MockHttpServletResponse response = perform(mvc, request);
         assertThat(response.getStatus()).as(response.getContentAsString()).isEqualTo(200);
         return JSON.readTree(response.getContentAsString());
