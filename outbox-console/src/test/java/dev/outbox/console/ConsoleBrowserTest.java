@@ -64,7 +64,7 @@ class ConsoleBrowserTest {
             Assumptions.abort(CHROMIUM + " or " + CHROMEDRIVER + " is missing");
         }
         application = new SpringApplicationBuilder(BrowserApplication.class)
-                // Spring Security is on this module's test class path for ConsoleSecurityTest; this application has none
+                // Spring Security is on this module's test class path (ConsoleSecurityTest); this application has none
                 .resourceLoader(new DefaultResourceLoader(new FilteredClassLoader("org.springframework.security")))
                 .web(WebApplicationType.SERVLET)
                 .properties("server.port=0",

@@ -63,7 +63,8 @@ class ConsoleSecurityTest {
             JdbcTemplate database = new JdbcTemplate(context.getBean(DataSource.class));
             context.getBean(Outbox.class).schedule(new Ping("first"), "order-1");
             List<String> ids = await().atMost(Duration.ofSeconds(60)).until(() -> database.queryForList(
-                    "select id from outbox_record where status = 'FAILED'", String.class), failed -> failed.size() == 1);
+                    "select id from outbox_record where status = 'FAILED'", String.class),
+                    failed -> failed.size() == 1);
 
             assertThat(perform(mvc, get("/outbox-console")).getStatus()).as("not signed in").isEqualTo(401);
             assertThat(perform(mvc, get("/outbox-console").header("Authorization", basic("viewer"))).getStatus())
