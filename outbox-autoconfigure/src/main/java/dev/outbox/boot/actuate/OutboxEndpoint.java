@@ -421,13 +421,13 @@ public class OutboxEndpoint {
     public record FailedRecord(@Nullable String id, @Nullable Long sequence, @Nullable String aggregateId,
             @Nullable String eventType, @Nullable String handlerId, @Nullable Instant createdAt,
             @Nullable Integer retryCount, @Nullable String lastError, @Nullable String problem) {
-        static FailedRecord of(OutboxRecord record) {
+        public static FailedRecord of(OutboxRecord record) {
             return new FailedRecord(record.getId(), record.getSequence(), record.getAggregateId(),
                     record.getEventType(), record.getHandlerId(), record.getCreatedAt(), record.getRetryCount(),
                     record.getLastError(), null);
         }
 
-        static FailedRecord of(UnreadableRow row) {
+        public static FailedRecord of(UnreadableRow row) {
             String handlerId = row.handlerId();
             return new FailedRecord(row.id(), row.sequence(), row.aggregateId(), row.eventType(),
                     handlerId == null || handlerId.isEmpty() ? null : handlerId, row.createdAt(), null,
@@ -454,7 +454,7 @@ public class OutboxEndpoint {
     public record Member(String id, String hostname, int port, String status, Instant startedAt,
             double heartbeatAgeSeconds, int ownedPartitions, @Nullable String version, @Nullable Set<String> handlerIds,
             @Nullable Set<String> eventTypes, @Nullable Boolean recordProcessor) {
-        static Member of(InstanceState state, int ownedPartitions) {
+        public static Member of(InstanceState state, int ownedPartitions) {
             InstanceCapabilities capabilities = state.capabilities();
             return new Member(state.instanceId(), state.hostname(), state.port(), state.status().name(),
                     state.startedAt(), state.heartbeatAge().toMillis() / 1000.0, ownedPartitions,

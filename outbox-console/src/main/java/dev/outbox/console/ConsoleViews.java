@@ -1,0 +1,146 @@
+package dev.outbox.console;
+
+import dev.outbox.OutboxRecord;
+import dev.outbox.OutboxRecordStatus;
+import dev.outbox.boot.actuate.OutboxEndpoint.FailedRecord;
+import dev.outbox.boot.actuate.OutboxEndpoint.Member;
+import dev.outbox.monitoring.DeferredRecords;
+import dev.outbox.monitoring.LatestReading;
+import dev.outbox.monitoring.OutboxSnapshot;
+import dev.outbox.partition.PartitionHasher;
+import dev.outbox.spi.FetchedRows;
+import dev.outbox.spi.InstanceState;
+import dev.outbox.spi.PartitionState;
+import dev.outbox.spi.UnreadableRow;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.function.IntToLongFunction;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * What the page shows, built from the monitor's cached snapshot (no query of its own) and the actuator endpoint's
+ * views of instances and FAILED records.
+ */
+final class ConsoleViews {
+
+    private ConsoleViews() {
+    }
+
+    static Overview overview(@Nullable String outbox, List<String> outboxes,
+            LatestReading.Reading<OutboxSnapshot> reading, Duration staleTimeout, OperationsState operations) {
+        OutboxSnapshot snapshot = reading.value();
+        Duration age = reading.age();
+        Double ageSeconds = age == null ? null : seconds(age);
+        if (snapshot == null) {
+            return new Overview(outbox, outboxes, null, true, ageSeconds, seconds(staleTimeout), Map.of(), List.of(),
+                    List.of(), partitions(Map.of(), Set.of(), partition -> 0L), List.of(), operations);
+        }
+        Map<String, Long> counts = new LinkedHashMap<>();
+        for (OutboxRecordStatus status : OutboxRecordStatus.values()) {
+            counts.put(status.name().toLowerCase(Locale.ROOT), snapshot.recordCount(status));
+        }
+        Map<String, Set<Integer>> byOwner = snapshot.partitionsByOwner();
+        List<InstanceView> instances = new ArrayList<>();
+        Set<String> live = new HashSet<>();
+        for (InstanceState state : snapshot.liveInstances()) {
+            live.add(state.instanceId());
+            Member member = Member.of(state, byOwner.getOrDefault(state.instanceId(), Set.of()).size());
+            // live by the snapshot, but more than half the stale timeout without a heartbeat: about to lose its lease
+            boolean late = state.heartbeatAge().compareTo(staleTimeout.dividedBy(2)) > 0;
+            instances.add(new InstanceView(member, late));
+        }
+        List<DepartedOwner> departed = new ArrayList<>();
+        new TreeMap<>(byOwner).forEach((owner, owned) -> {
+            if (!live.contains(owner)) {
+                departed.add(new DepartedOwner(owner, owned.size()));
+            }
+        });
+        Map<Integer, PartitionState> states = new HashMap<>();
+        snapshot.partitions().forEach(state -> states.put(state.partition(), state));
+        return new Overview(outbox, outboxes, snapshot.takenAt(), reading.stale(), ageSeconds, seconds(staleTimeout),
+                counts, instances, departed, partitions(states, live, snapshot::pendingIn), snapshot.deferredRecords(),
+                operations);
+    }
+
+    private static List<PartitionView> partitions(Map<Integer, PartitionState> states, Set<String> live,
+            IntToLongFunction pending) {
+        List<PartitionView> views = new ArrayList<>(PartitionHasher.PARTITION_COUNT);
+        for (int partition = 0; partition < PartitionHasher.PARTITION_COUNT; partition++) {
+            PartitionState state = states.get(partition);
+            String owner = state == null ? null : state.owner();
+            views.add(new PartitionView(partition, owner, owner != null && live.contains(owner),
+                    state == null ? null : state.epoch(), pending.applyAsLong(partition)));
+        }
+        return views;
+    }
+
+    /** FAILED records and unreadable FAILED rows alike, in sequence order, with payload and headers when read. */
+    static List<FailedRecordView> failedRecords(FetchedRows rows) {
+        List<FailedRecordView> views = new ArrayList<>();
+        for (OutboxRecord record : rows.records()) {
+            views.add(new FailedRecordView(FailedRecord.of(record), record.getPayload(), record.getHeaders()));
+        }
+        for (UnreadableRow row : rows.unreadable()) {
+            views.add(new FailedRecordView(FailedRecord.of(row), null, Map.of()));
+        }
+        views.sort(Comparator.comparing((FailedRecordView view) -> view.record().sequence(),
+                Comparator.nullsLast(Comparator.naturalOrder())));
+        return views;
+    }
+
+    private static double seconds(Duration duration) {
+        return duration.toMillis() / 1000.0;
+    }
+
+    /**
+     * The page's live figures.
+     *
+     * @param outbox null for the default outbox
+     * @param outboxes the names of {@code outbox.outboxes}, which the page offers to switch to
+     * @param takenAt when the monitor read them; null before its first read answered
+     * @param stale whether they are not current (the last read failed or is unanswered)
+     * @param records records per status
+     * @param departedOwners owners in the partition table that are not live instances
+     * @param partitions all 256, in order
+     */
+    record Overview(@Nullable String outbox, List<String> outboxes, @Nullable Instant takenAt, boolean stale,
+            @Nullable Double snapshotAgeSeconds, double staleTimeoutSeconds, Map<String, Long> records,
+            List<InstanceView> instances, List<DepartedOwner> departedOwners, List<PartitionView> partitions,
+            List<DeferredRecords> deferred, OperationsState operations) {
+    }
+
+    /** A live instance as the actuator reports it; {@code late} past half the stale timeout without a heartbeat. */
+    record InstanceView(Member instance, boolean late) {
+    }
+
+    /** An instance the partition table still names as owner that is no longer live. */
+    record DepartedOwner(String id, int ownedPartitions) {
+    }
+
+    /**
+     * @param ownerLive whether the owner is a live instance
+     * @param epoch null outside a cluster
+     * @param pending NEW records
+     */
+    record PartitionView(int partition, @Nullable String owner, boolean ownerLive, @Nullable Long epoch,
+            long pending) {
+    }
+
+    /** A FAILED record as the actuator reports it, with what the detail view shows besides. */
+    record FailedRecordView(FailedRecord record, @Nullable String payload, Map<String, String> headers) {
+    }
+
+    /** Whether the page may offer operations, and if not, why and the property that would allow them. */
+    record OperationsState(boolean allowed, @Nullable String refusal, @Nullable String property) {
+    }
+}

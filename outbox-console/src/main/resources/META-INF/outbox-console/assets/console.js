@@ -1,0 +1,197 @@
+// The page's state: the outbox and the filters live in the URL, so a reload shows the same view.
+import { get, post } from './api.js';
+import { renderCounts, renderFailedRecords, renderGrid, renderInstances, renderPartitionDetail,
+    renderRecordDetail } from './render.js';
+
+/** The overview comes from the monitor's cached snapshot: polling it costs the database nothing. */
+const POLL_MILLIS = 3000;
+const FILTERS = ['handlerId', 'eventType', 'aggregateId', 'limit'];
+const $ = (id) => document.getElementById(id);
+
+const state = {
+    overview: null,
+    failed: [],
+    selectedPartition: null,
+    selectedRecord: null,
+    // the FAILED records are read again only when the snapshot changed (at most once per monitor refresh)
+    failedReadAt: null,
+};
+
+function params() {
+    return new URLSearchParams(window.location.search);
+}
+
+function outbox() {
+    return params().get('outbox') ?? '';
+}
+
+function filters() {
+    const search = params();
+    return Object.fromEntries(FILTERS.map((name) => [name, search.get(name) ?? '']));
+}
+
+function setUrl(values) {
+    const search = params();
+    for (const [key, value] of Object.entries(values)) {
+        if (value === '' || value === null || value === undefined) {
+            search.delete(key);
+        } else {
+            search.set(key, value);
+        }
+    }
+    const text = search.toString();
+    window.history.replaceState(null, '', text ? `?${text}` : window.location.pathname);
+}
+
+function say(text) {
+    $('message').textContent = text;
+}
+
+async function refreshOverview() {
+    const overview = await get('overview', { outbox: outbox() });
+    state.overview = overview;
+    document.body.classList.toggle('read-only', !overview.operations.allowed);
+    $('operations-state').textContent = overview.operations.allowed ? 'operations enabled'
+        : `read-only: ${overview.operations.refusal}`;
+    const freshness = $('freshness');
+    freshness.textContent = overview.takenAt ? `figures of ${overview.takenAt}${overview.stale ? ' (stale)' : ''}`
+        : 'no figures yet';
+    freshness.className = overview.stale ? 'stale' : '';
+    showOutboxChoice(overview);
+    renderCounts($('record-counts'), overview.records);
+    renderInstances($('instances').tBodies[0], overview);
+    renderGrid($('partition-grid'), $('partition-legend'), overview.partitions, state.selectedPartition,
+        selectPartition);
+    if (state.selectedPartition !== null) {
+        renderPartitionDetail($('partition-detail'), overview.partitions[state.selectedPartition]);
+    }
+    const snapshotKey = `${overview.takenAt}/${overview.records.failed}`;
+    if (snapshotKey !== state.failedReadAt) {
+        state.failedReadAt = snapshotKey;
+        await refreshFailed();
+    }
+}
+
+function showOutboxChoice(overview) {
+    const select = $('outbox-select');
+    $('outbox-choice').hidden = overview.outboxes.length === 0;
+    const names = ['', ...overview.outboxes];
+    if (select.options.length !== names.length) {
+        select.replaceChildren(...names.map((name) => new Option(name || 'default', name)));
+    }
+    select.value = overview.outbox ?? '';
+}
+
+async function refreshFailed() {
+    const answer = await get('failed-records', { outbox: outbox(), ...filters() });
+    state.failed = answer.records;
+    renderFailedRecords($('failed-records').tBodies[0], answer.records, state.overview?.operations.allowed ?? false,
+        { act, show: showRecord });
+    $('failed-summary').textContent = `${answer.records.length} FAILED record(s) listed`
+        + (answer.truncated ? ` (the first ${answer.limit}; there may be more)` : '');
+    if (state.selectedRecord) {
+        showRecord(state.selectedRecord);
+    }
+}
+
+function selectPartition(partition) {
+    state.selectedPartition = partition;
+    setUrl({ partition });
+    renderGrid($('partition-grid'), $('partition-legend'), state.overview.partitions, partition, selectPartition);
+    renderPartitionDetail($('partition-detail'), state.overview.partitions[partition]);
+}
+
+function showRecord(recordId) {
+    const view = state.failed.find((candidate) => candidate.record.id === recordId);
+    state.selectedRecord = view ? recordId : null;
+    setUrl({ record: state.selectedRecord });
+    $('record-detail').hidden = !view;
+    if (view) {
+        renderRecordDetail($('record-detail'), view);
+    }
+}
+
+function confirmed(text) {
+    const dialog = $('confirm');
+    $('confirm-text').textContent = text;
+    dialog.returnValue = ''; // Escape leaves the last answer in place
+    return new Promise((resolve) => {
+        dialog.addEventListener('close', () => resolve(dialog.returnValue === 'ok'), { once: true });
+        dialog.showModal();
+    });
+}
+
+async function act(record, action) {
+    if (!await confirmed(`${action} record ${record.id} (aggregate ${record.aggregateId ?? '?'})? 1 record.`)) {
+        return;
+    }
+    await report(post(`records/${encodeURIComponent(record.id)}/${action}`, { outbox: outbox() }));
+}
+
+async function retryAll() {
+    const { limit, ...filter } = filters();
+    const described = Object.entries(filter).filter(([, value]) => value).map(([key, value]) => `${key}=${value}`);
+    // the count is of the records listed; more may match when the list is truncated
+    const text = `Retry every FAILED record matching ${described.join(', ') || 'no filter (all of them)'}? `
+        + `${state.failed.length} record(s) are listed.`;
+    if (await confirmed(text)) {
+        await report(post('retry-all', { outbox: outbox(), ...filter }));
+    }
+}
+
+async function report(operation) {
+    try {
+        const result = await operation;
+        say(`${result.action}: ${result.records} record(s) changed`);
+    } catch (error) {
+        say(`refused: ${error.message}`);
+    }
+    state.failedReadAt = null;
+    await refreshFailed();
+}
+
+function bindFilters() {
+    const form = $('failed-filter');
+    const current = filters();
+    for (const name of FILTERS) {
+        if (current[name]) {
+            form.elements[name].value = current[name];
+        }
+    }
+    form.addEventListener('submit', (event) => {
+        event.preventDefault();
+        setUrl(Object.fromEntries(FILTERS.map((name) => [name, form.elements[name].value.trim()])));
+        refreshFailed().catch((error) => say(error.message));
+    });
+    $('filter-clear').addEventListener('click', () => {
+        FILTERS.forEach((name) => { form.elements[name].value = name === 'limit' ? '100' : ''; });
+        setUrl(Object.fromEntries(FILTERS.map((name) => [name, ''])));
+        refreshFailed().catch((error) => say(error.message));
+    });
+    $('retry-all').addEventListener('click', () => retryAll());
+    $('outbox-select').addEventListener('change', (event) => {
+        setUrl({ outbox: event.target.value, partition: '', record: '' });
+        state.selectedPartition = null;
+        state.selectedRecord = null;
+        state.failedReadAt = null;
+        $('partition-detail').hidden = true;
+        $('record-detail').hidden = true;
+        refreshOverview().catch((error) => say(error.message));
+    });
+}
+
+async function poll() {
+    try {
+        await refreshOverview();
+    } catch (error) {
+        say(`could not refresh: ${error.message}`);
+    }
+    window.setTimeout(poll, POLL_MILLIS);
+}
+
+const initial = params();
+const partitionInUrl = Number.parseInt(initial.get('partition') ?? '', 10);
+state.selectedPartition = partitionInUrl >= 0 && partitionInUrl < 256 ? partitionInUrl : null;
+state.selectedRecord = initial.get('record');
+bindFilters();
+poll();

@@ -1,0 +1,122 @@
+// Builds the page's parts from the API's JSON; text goes in through textContent only.
+
+export function element(tag, attributes = {}, ...children) {
+    const node = document.createElement(tag);
+    for (const [key, value] of Object.entries(attributes)) {
+        if (key === 'className') {
+            node.className = value;
+        } else if (key.startsWith('on')) {
+            node.addEventListener(key.substring(2), value);
+        } else {
+            node.setAttribute(key, value);
+        }
+    }
+    for (const child of children) {
+        node.append(child instanceof Node ? child : document.createTextNode(String(child ?? '')));
+    }
+    return node;
+}
+
+/** A stable hue per owner id, so an owner keeps its colour across refreshes and pages. */
+export function ownerHue(owner) {
+    let hash = 0;
+    for (const char of owner) {
+        hash = (hash * 31 + char.codePointAt(0)) >>> 0;
+    }
+    return hash % 360;
+}
+
+export function partitionColour(partition, maxPending) {
+    if (!partition.owner) {
+        return '';
+    }
+    // lighter when empty, darker with more NEW records, on a log scale so a few records still show
+    const share = maxPending > 0 ? Math.log1p(partition.pending) / Math.log1p(maxPending) : 0;
+    return `hsl(${ownerHue(partition.owner)} 65% ${Math.round(82 - share * 45)}%)`;
+}
+
+export function seconds(value) {
+    return value === null || value === undefined ? '' : `${value.toFixed(1)} s`;
+}
+
+export function renderCounts(container, records) {
+    container.replaceChildren(...Object.entries(records).map(([status, count]) =>
+        element('div', { 'data-status': status }, element('dt', {}, status), element('dd', {}, count))));
+}
+
+export function renderInstances(tbody, overview) {
+    const rows = overview.instances.map(({ instance, late }) => element('tr',
+        { 'data-instance-id': instance.id, 'data-state': late ? 'late' : 'live', className: late ? 'late' : '' },
+        element('td', {}, instance.id), element('td', {}, `${instance.hostname}:${instance.port}`),
+        element('td', {}, instance.version ?? ''), element('td', {}, (instance.handlerIds ?? ['(any)']).join(', ')),
+        element('td', {}, instance.status),
+        element('td', {}, seconds(instance.heartbeatAgeSeconds)), element('td', {}, instance.ownedPartitions),
+        element('td', {}, late ? 'late heartbeat' : 'live')));
+    const departed = overview.departedOwners.map((owner) => element('tr',
+        { 'data-instance-id': owner.id, 'data-state': 'departed', className: 'departed' },
+        element('td', {}, owner.id), element('td', {}), element('td', {}), element('td', {}), element('td', {}),
+        element('td', {}),
+        element('td', {}, owner.ownedPartitions),
+        element('td', {}, 'departed (not live; partitions not taken over yet)')));
+    tbody.replaceChildren(...rows, ...departed);
+}
+
+export function renderGrid(grid, legend, partitions, selected, onSelect) {
+    const maxPending = Math.max(0, ...partitions.map((partition) => partition.pending));
+    grid.replaceChildren(...partitions.map((partition) => {
+        const cell = element('button', {
+            type: 'button',
+            'data-partition': partition.partition,
+            'data-owner': partition.owner ?? '',
+            'data-owner-live': String(partition.ownerLive),
+            'data-pending': partition.pending,
+            title: `partition ${partition.partition}: ${partition.owner ?? 'no owner'}, ${partition.pending} NEW`,
+            onclick: () => onSelect(partition.partition),
+        });
+        cell.style.backgroundColor = partitionColour(partition, maxPending);
+        if (partition.partition === selected) {
+            cell.classList.add('selected');
+        }
+        return cell;
+    }));
+    const owners = [...new Set(partitions.map((partition) => partition.owner).filter(Boolean))].sort();
+    legend.replaceChildren(...owners.map((owner) => {
+        const swatch = element('span');
+        swatch.style.backgroundColor = `hsl(${ownerHue(owner)} 65% 60%)`;
+        return element('li', { 'data-owner': owner }, swatch, owner);
+    }));
+}
+
+export function renderPartitionDetail(aside, partition) {
+    aside.hidden = false;
+    aside.setAttribute('data-partition', partition.partition);
+    aside.replaceChildren(element('h3', {}, `Partition ${partition.partition}`), element('dl', {},
+        element('dt', {}, 'Owner'), element('dd', { 'data-field': 'owner' }, partition.owner ?? 'none'),
+        element('dt', {}, 'Owner live'),
+        element('dd', { 'data-field': 'owner-live' }, partition.ownerLive ? 'yes' : 'no'),
+        element('dt', {}, 'Epoch'), element('dd', { 'data-field': 'epoch' }, partition.epoch ?? ''),
+        element('dt', {}, 'NEW records'), element('dd', { 'data-field': 'pending' }, partition.pending)));
+}
+
+export function renderFailedRecords(tbody, records, operationsAllowed, actions) {
+    tbody.replaceChildren(...records.map(({ record }) => {
+        const buttons = operationsAllowed && record.id ? ['retry', 'skip', 'delete'].map((action) =>
+            element('button', { type: 'button', className: 'operation', 'data-action': action,
+                onclick: (event) => { event.stopPropagation(); actions.act(record, action); } }, action)) : [];
+        return element('tr', { 'data-record-id': record.id ?? '', onclick: () => actions.show(record.id) },
+            element('td', {}, record.id ?? ''), element('td', {}, record.aggregateId ?? ''),
+            element('td', {}, record.eventType ?? ''), element('td', {}, record.handlerId ?? ''),
+            element('td', {}, record.retryCount ?? ''), element('td', {}, record.createdAt ?? ''),
+            element('td', { className: 'error' }, record.lastError ?? ''), element('td', {}, ...buttons));
+    }));
+}
+
+export function renderRecordDetail(aside, view) {
+    aside.hidden = false;
+    aside.setAttribute('data-record-id', view.record.id ?? '');
+    const fields = Object.entries(view.record).flatMap(([key, value]) =>
+        [element('dt', {}, key), element('dd', { 'data-field': key }, value ?? '')]);
+    aside.replaceChildren(element('h3', {}, `Record ${view.record.id ?? ''}`), element('dl', {}, ...fields),
+        element('h4', {}, 'Headers'), element('pre', { id: 'record-headers' }, JSON.stringify(view.headers, null, 2)),
+        element('h4', {}, 'Payload'), element('pre', { id: 'record-payload' }, view.payload ?? '(not readable)'));
+}

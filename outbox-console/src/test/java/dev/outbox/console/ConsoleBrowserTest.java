@@ -1,0 +1,174 @@
+package dev.outbox.console;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.outbox.Outbox;
+import dev.outbox.boot.OutboxHandlersAutoConfiguration;
+import dev.outbox.boot.OutboxProcessingAutoConfiguration;
+import dev.outbox.boot.OutboxStoreAutoConfiguration;
+import dev.outbox.boot.OutboxWriteAutoConfiguration;
+import dev.outbox.console.ConsoleTest.Ping;
+import dev.outbox.console.ConsoleTest.SwitchableProcessor;
+import java.io.File;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.UUID;
+import javax.sql.DataSource;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.openqa.selenium.By;
+import org.openqa.selenium.WebDriver;
+import org.openqa.selenium.WebElement;
+import org.openqa.selenium.chrome.ChromeDriver;
+import org.openqa.selenium.chrome.ChromeDriverService;
+import org.openqa.selenium.chrome.ChromeOptions;
+import org.springframework.boot.WebApplicationType;
+import org.springframework.boot.autoconfigure.ImportAutoConfiguration;
+import org.springframework.boot.builder.SpringApplicationBuilder;
+import org.springframework.boot.test.context.FilteredClassLoader;
+import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.core.io.DefaultResourceLoader;
+import org.springframework.context.annotation.Import;
+import org.springframework.jdbc.core.JdbcTemplate;
+
+/**
+ * The page in headless Chromium against the application on a real port: the grid, a partition's detail, the FAILED
+ * records, a filter that survives a reload, and a retry by filter confirmed in the page that completes the record in
+ * the database. Skipped when {@value #CHROMIUM} or {@value #CHROMEDRIVER} is missing, unless
+ * {@code OUTBOX_TEST_REQUIRE_BROWSER=true}, which makes their absence a failure.
+ */
+class ConsoleBrowserTest {
+
+    static final String CHROMIUM = "/usr/bin/chromium";
+    static final String CHROMEDRIVER = "/usr/bin/chromedriver";
+    private static final Duration PATIENCE = Duration.ofSeconds(60);
+
+    private ConfigurableApplicationContext application;
+    private WebDriver browser;
+    private String console;
+
+    @BeforeEach
+    void start(@TempDir Path profile) {
+        boolean present = Files.isExecutable(Path.of(CHROMIUM)) && Files.isExecutable(Path.of(CHROMEDRIVER));
+        if (!present) {
+            assertThat("true".equals(System.getenv("OUTBOX_TEST_REQUIRE_BROWSER")))
+                    .as("OUTBOX_TEST_REQUIRE_BROWSER=true, but %s or %s is missing", CHROMIUM, CHROMEDRIVER)
+                    .isFalse();
+            Assumptions.abort(CHROMIUM + " or " + CHROMEDRIVER + " is missing");
+        }
+        application = new SpringApplicationBuilder(BrowserApplication.class)
+                // Spring Security is on this module's test class path (ConsoleSecurityTest); this application has none
+                .resourceLoader(new DefaultResourceLoader(new FilteredClassLoader("org.springframework.security")))
+                .web(WebApplicationType.SERVLET)
+                .properties("server.port=0",
+                        "spring.datasource.url=jdbc:h2:mem:browser_" + UUID.randomUUID() + ";DB_CLOSE_DELAY=-1",
+                        "outbox.schema-initialization.enabled=true",
+                        "outbox.retry.max-retries=0",
+                        "outbox.instance.id=node-a",
+                        "outbox.instance.heartbeat-interval-seconds=1",
+                        "outbox.instance.stale-instance-timeout-seconds=5",
+                        "outbox.instance.new-instance-detection-interval-seconds=1",
+                        "outbox.metrics.refresh-interval=200ms",
+                        "outbox.console.operations-enabled=true",
+                        "outbox.console.allow-operations-without-security=true")
+                .run();
+        console = "http://localhost:" + application.getEnvironment().getProperty("local.server.port")
+                + "/outbox-console";
+        ChromeOptions options = new ChromeOptions();
+        options.setBinary(CHROMIUM);
+        options.addArguments("--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                "--disable-component-update", "--disable-sync", "--no-first-run",
+                "--user-data-dir=" + profile.toAbsolutePath());
+        ChromeDriverService service = new ChromeDriverService.Builder()
+                .usingDriverExecutable(new File(CHROMEDRIVER)).usingAnyFreePort().build();
+        browser = new ChromeDriver(service, options);
+    }
+
+    @AfterEach
+    void stop() {
+        if (browser != null) {
+            browser.quit();
+        }
+        if (application != null) {
+            application.close();
+        }
+    }
+
+    @Test
+    void anOperatorFindsFiltersAndRetriesAFailedRecordInThePage() {
+        Outbox outbox = application.getBean(Outbox.class);
+        outbox.schedule(new Ping("first"), "order-1");
+        outbox.schedule(new Ping("second"), "order-2");
+        browser.get(console);
+
+        await().atMost(PATIENCE).until(() -> cells().size() == 256
+                && "node-a".equals(cells().get(17).getDomAttribute("data-owner")));
+        assertThat(browser.findElements(By.cssSelector("#instances tbody tr[data-instance-id='node-a']"))).hasSize(1);
+        browser.findElement(By.cssSelector("#partition-grid [data-partition='17']")).click();
+        WebElement detail = browser.findElement(By.id("partition-detail"));
+        assertThat(detail.getDomAttribute("data-partition")).isEqualTo("17");
+        assertThat(detail.findElement(By.cssSelector("[data-field='owner']")).getText()).isEqualTo("node-a");
+
+        await().atMost(PATIENCE).until(() -> failedRows().size() == 2);
+        WebElement aggregate = browser.findElement(By.id("filter-aggregate-id"));
+        aggregate.sendKeys("order-2");
+        browser.findElement(By.id("filter-apply")).click();
+        await().atMost(PATIENCE).until(() -> failedRows().size() == 1);
+        assertThat(browser.getCurrentUrl()).contains("aggregateId=order-2");
+        String id = failedRows().get(0).getDomAttribute("data-record-id");
+
+        browser.navigate().refresh();
+        await().atMost(PATIENCE).until(() -> failedRows().size() == 1
+                && id.equals(failedRows().get(0).getDomAttribute("data-record-id")));
+        assertThat(browser.findElement(By.id("filter-aggregate-id")).getDomProperty("value")).isEqualTo("order-2");
+
+        application.getBean(SwitchableProcessor.class).failing.set(false);
+        browser.findElement(By.id("retry-all")).click();
+        await().atMost(PATIENCE).until(() -> browser.findElement(By.id("confirm")).isDisplayed());
+        assertThat(browser.findElement(By.id("confirm-text")).getText())
+                .contains("aggregateId=order-2", "1 record(s) are listed");
+        browser.findElement(By.id("confirm-ok")).click();
+
+        JdbcTemplate database = new JdbcTemplate(application.getBean(DataSource.class));
+        await().atMost(PATIENCE).until(() -> database.queryForList(
+                "select status from outbox_record where id = ?", String.class, id), List.of("COMPLETED")::equals);
+        await().atMost(PATIENCE).until(() -> failedRows().isEmpty());
+        assertThat(browser.findElement(By.id("message")).getText()).contains("retry-all: 1 record(s) changed");
+        assertThat(database.queryForList("select status from outbox_record where aggregate_id = 'order-1'",
+                String.class)).as("outside the filter").containsExactly("FAILED");
+    }
+
+    private List<WebElement> cells() {
+        return browser.findElements(By.cssSelector("#partition-grid button[data-partition]"));
+    }
+
+    private List<WebElement> failedRows() {
+        return browser.findElements(By.cssSelector("#failed-records tbody tr[data-record-id]"));
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    @ImportAutoConfiguration({
+            org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration.class,
+            org.springframework.boot.jdbc.autoconfigure.DataSourceTransactionManagerAutoConfiguration.class,
+            org.springframework.boot.transaction.autoconfigure.TransactionAutoConfiguration.class,
+            org.springframework.boot.jackson.autoconfigure.JacksonAutoConfiguration.class,
+            org.springframework.boot.http.converter.autoconfigure.HttpMessageConvertersAutoConfiguration.class,
+            org.springframework.boot.tomcat.autoconfigure.servlet.TomcatServletWebServerAutoConfiguration.class,
+            org.springframework.boot.webmvc.autoconfigure.DispatcherServletAutoConfiguration.class,
+            org.springframework.boot.webmvc.autoconfigure.WebMvcAutoConfiguration.class,
+            OutboxStoreAutoConfiguration.class,
+            OutboxHandlersAutoConfiguration.class,
+            OutboxWriteAutoConfiguration.class,
+            OutboxProcessingAutoConfiguration.class,
+            OutboxConsoleAutoConfiguration.class})
+    @Import(SwitchableProcessor.class)
+    static class BrowserApplication {
+    }
+}

@@ -1,0 +1,362 @@
+package dev.outbox.console;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+import static org.springframework.test.web.servlet.request.MockMvcRequestBuilders.get;
+import static org.springframework.test.web.servlet.request.MockMvcRequestBuilders.post;
+
+import dev.outbox.Outbox;
+import dev.outbox.OutboxRecordProcessor;
+import dev.outbox.boot.NamedOutboxes;
+import dev.outbox.boot.NamedOutboxesAutoConfiguration;
+import dev.outbox.boot.OutboxHandlersAutoConfiguration;
+import dev.outbox.boot.OutboxProcessingAutoConfiguration;
+import dev.outbox.boot.OutboxStoreAutoConfiguration;
+import dev.outbox.boot.OutboxWriteAutoConfiguration;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.atomic.AtomicBoolean;
+import javax.sql.DataSource;
+import org.junit.jupiter.api.Test;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.http.converter.autoconfigure.HttpMessageConvertersAutoConfiguration;
+import org.springframework.boot.test.context.FilteredClassLoader;
+import org.springframework.boot.test.context.assertj.AssertableWebApplicationContext;
+import org.springframework.boot.test.context.runner.WebApplicationContextRunner;
+import org.springframework.context.annotation.Bean;
+import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.jdbc.datasource.DriverManagerDataSource;
+import org.springframework.mock.web.MockHttpServletResponse;
+import org.springframework.test.web.servlet.MockMvc;
+import org.springframework.test.web.servlet.RequestBuilder;
+import org.springframework.test.web.servlet.setup.MockMvcBuilders;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
+
+/** The console in a servlet application on H2: its page, its JSON, and its operations' gates and effects. */
+class ConsoleTest {
+
+    private static final Duration PATIENCE = Duration.ofSeconds(60);
+    private static final JsonMapper JSON = JsonMapper.builder().build();
+
+    /** Spring Security is on this module's test class path for ConsoleSecurityTest; these applications have none. */
+    private final WebApplicationContextRunner runner = application()
+            .withClassLoader(new FilteredClassLoader("org.springframework.security"));
+
+    /** An application on a database of its own, with the console and a processor that fails every record. */
+    static WebApplicationContextRunner application() {
+        return new WebApplicationContextRunner()
+                .withConfiguration(AutoConfigurations.of(
+                        org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration.class,
+                        org.springframework.boot.jdbc.autoconfigure.DataSourceTransactionManagerAutoConfiguration.class,
+                        org.springframework.boot.transaction.autoconfigure.TransactionAutoConfiguration.class,
+                        org.springframework.boot.jackson.autoconfigure.JacksonAutoConfiguration.class,
+                        HttpMessageConvertersAutoConfiguration.class,
+                        org.springframework.boot.webmvc.autoconfigure.DispatcherServletAutoConfiguration.class,
+                        org.springframework.boot.webmvc.autoconfigure.WebMvcAutoConfiguration.class,
+                        OutboxStoreAutoConfiguration.class,
+                        OutboxHandlersAutoConfiguration.class,
+                        OutboxWriteAutoConfiguration.class,
+                        OutboxProcessingAutoConfiguration.class,
+                        NamedOutboxesAutoConfiguration.class,
+                        OutboxConsoleAutoConfiguration.class))
+                .withUserConfiguration(SwitchableProcessor.class)
+                .withPropertyValues(
+                        "spring.datasource.url=jdbc:h2:mem:console_" + UUID.randomUUID() + ";DB_CLOSE_DELAY=-1",
+                        "outbox.schema-initialization.enabled=true",
+                        "outbox.retry.max-retries=0",
+                        "outbox.instance.id=node-a",
+                        "outbox.instance.heartbeat-interval-seconds=1",
+                        "outbox.instance.stale-instance-timeout-seconds=5",
+                        "outbox.instance.new-instance-detection-interval-seconds=1",
+                        "outbox.metrics.refresh-interval=100ms");
+    }
+
+    @Test
+    void thePageAndItsScriptsAreServedAtTheDefaultPath() {
+        runner.run(context -> {
+            MockMvc mvc = mvc(context);
+
+            MockHttpServletResponse page = perform(mvc, get("/outbox-console"));
+            assertThat(page.getStatus()).isEqualTo(200);
+            assertThat(page.getContentType()).startsWith("text/html");
+            assertThat(page.getContentAsString())
+                    .contains("<meta name=\"outbox-console-base\" content=\"/outbox-console\">")
+                    .contains("<script type=\"module\" src=\"/outbox-console/assets/console.js\"></script>")
+                    .contains("id=\"partition-grid\"", "id=\"failed-records\"", "id=\"instances\"")
+                    .doesNotContain("{{");
+            assertThat(perform(mvc, get("/outbox-console/")).getStatus()).isEqualTo(200);
+            MockHttpServletResponse script = perform(mvc, get("/outbox-console/assets/console.js"));
+            assertThat(script.getStatus()).isEqualTo(200);
+            assertThat(script.getContentAsString()).contains("import { get, post } from './api.js';");
+            for (String asset : List.of("api.js", "render.js", "console.css")) {
+                assertThat(perform(mvc, get("/outbox-console/assets/" + asset)).getStatus()).as(asset).isEqualTo(200);
+            }
+        });
+    }
+
+    @Test
+    void thePageAndItsJsonMoveToACustomPath() {
+        runner.withPropertyValues("outbox.console.path=/ops/outbox").run(context -> {
+            MockMvc mvc = mvc(context);
+
+            MockHttpServletResponse page = perform(mvc, get("/ops/outbox"));
+            assertThat(page.getStatus()).isEqualTo(200);
+            assertThat(page.getContentAsString()).contains("content=\"/ops/outbox\"")
+                    .contains("src=\"/ops/outbox/assets/console.js\"");
+            assertThat(perform(mvc, get("/ops/outbox/assets/console.js")).getStatus()).isEqualTo(200);
+            assertThat(perform(mvc, get("/ops/outbox/api/overview")).getStatus()).isEqualTo(200);
+            assertThat(perform(mvc, get("/outbox-console")).getStatus()).isEqualTo(404);
+            assertThat(perform(mvc, get("/outbox-console/api/overview")).getStatus()).isEqualTo(404);
+        });
+    }
+
+    @Test
+    void theOverviewHoldsThe256PartitionsAndTheInstance() {
+        runner.run(context -> {
+            MockMvc mvc = mvc(context);
+
+            JsonNode overview = await().atMost(PATIENCE).until(() -> json(mvc, get("/outbox-console/api/overview")),
+                    answer -> answer.get("instances").size() == 1
+                            && answer.get("instances").get(0).get("instance").get("ownedPartitions").asInt() == 256);
+
+            JsonNode partitions = overview.get("partitions");
+            assertThat(partitions).hasSize(256);
+            for (int partition = 0; partition < 256; partition++) {
+                JsonNode view = partitions.get(partition);
+                assertThat(view.get("partition").asInt()).isEqualTo(partition);
+                assertThat(view.get("owner").asString()).isEqualTo("node-a");
+                assertThat(view.get("ownerLive").asBoolean()).isTrue();
+                assertThat(view.get("epoch").asLong()).isPositive();
+                assertThat(view.get("pending").asLong()).isZero();
+            }
+            JsonNode instance = overview.get("instances").get(0);
+            assertThat(instance.get("instance").get("id").asString()).isEqualTo("node-a");
+            assertThat(instance.get("instance").get("heartbeatAgeSeconds").asDouble()).isBetween(0.0, 5.0);
+            assertThat(overview.get("departedOwners")).isEmpty();
+            assertThat(overview.get("records").has("failed")).isTrue();
+            assertThat(overview.get("takenAt").isNull()).isFalse();
+            assertThat(overview.get("operations").get("allowed").asBoolean()).isFalse();
+            assertThat(overview.get("operations").get("refusal").asString())
+                    .contains("outbox.console.operations-enabled=true");
+
+            MockHttpServletResponse unknown = perform(mvc, get("/outbox-console/api/overview?outbox=nope"));
+            assertThat(unknown.getStatus()).isEqualTo(404);
+            assertThat(unknown.getContentAsString()).contains("no outbox is named 'nope'");
+        });
+    }
+
+    @Test
+    void failedRecordsAreListedAndTheFiltersNarrowThem() {
+        runner.run(context -> {
+            MockMvc mvc = mvc(context);
+            List<String> ids = threeFailedRecords(context, mvc);
+
+            JsonNode byAggregate = json(mvc, get("/outbox-console/api/failed-records?aggregateId=order-2"));
+            assertThat(recordIds(byAggregate)).containsExactly(ids.get(1));
+            JsonNode listed = byAggregate.get("records").get(0);
+            assertThat(listed.get("record").get("aggregateId").asString()).isEqualTo("order-2");
+            assertThat(listed.get("record").get("retryCount").isNull()).isFalse();
+            assertThat(listed.get("record").get("lastError").asString()).contains("downstream refuses");
+            assertThat(listed.get("payload").asString()).contains("second");
+
+            String pongType = all(mvc).get("records").get(2).get("record").get("eventType").asString();
+            JsonNode byType = json(mvc, get("/outbox-console/api/failed-records").param("eventType", pongType));
+            assertThat(recordIds(byType)).containsExactly(ids.get(2));
+            JsonNode byHandler = json(mvc, get("/outbox-console/api/failed-records?handlerId=no-such-handler"));
+            assertThat(recordIds(byHandler)).isEmpty();
+            JsonNode limited = json(mvc, get("/outbox-console/api/failed-records?limit=2"));
+            assertThat(recordIds(limited)).containsExactly(ids.get(0), ids.get(1));
+            assertThat(limited.get("truncated").asBoolean()).isTrue();
+            MockHttpServletResponse badLimit = perform(mvc, get("/outbox-console/api/failed-records?limit=0"));
+            assertThat(badLimit.getStatus()).isEqualTo(400);
+            assertThat(badLimit.getContentAsString()).contains("limit");
+        });
+    }
+
+    @Test
+    void operationsAreRefusedByDefaultAndChangeNothing() {
+        runner.run(context -> assertOperationsRefused(context, "outbox.console.operations-enabled"));
+    }
+
+    @Test
+    void withoutSpringSecurityOperationsNeedTheExplicitOptInToo() {
+        runner.withPropertyValues("outbox.console.operations-enabled=true")
+                .run(context -> assertOperationsRefused(context,
+                        "outbox.console.allow-operations-without-security"));
+    }
+
+    @Test
+    void allowedOperationsRetrySkipAndDeleteRecordsInTheDatabase() {
+        runner.withPropertyValues("outbox.console.operations-enabled=true",
+                "outbox.console.allow-operations-without-security=true").run(context -> {
+            MockMvc mvc = mvc(context);
+            List<String> ids = threeFailedRecords(context, mvc);
+            JdbcTemplate database = new JdbcTemplate(context.getBean(DataSource.class));
+            context.getBean(SwitchableProcessor.class).failing.set(false);
+
+            assertThat(json(mvc, post("/outbox-console/api/records/" + ids.get(0) + "/skip")).get("records").asInt())
+                    .isEqualTo(1);
+            assertThat(status(database, ids.get(0))).containsExactly("SKIPPED");
+            assertThat(json(mvc, post("/outbox-console/api/records/" + ids.get(0) + "/delete")).get("records")
+                    .asInt()).isEqualTo(1);
+            assertThat(status(database, ids.get(0))).isEmpty();
+
+            assertThat(json(mvc, post("/outbox-console/api/records/" + ids.get(1) + "/retry")).get("records").asInt())
+                    .isEqualTo(1);
+            await().atMost(PATIENCE).until(() -> status(database, ids.get(1)), List.of("COMPLETED")::equals);
+            assertThat(status(database, ids.get(2))).as("not retried").containsExactly("FAILED");
+
+            JsonNode retried = json(mvc, post("/outbox-console/api/retry-all?aggregateId=order-3&handlerId="));
+            assertThat(retried.get("action").asString()).isEqualTo("retry-all");
+            assertThat(retried.get("records").asInt()).isEqualTo(1);
+            await().atMost(PATIENCE).until(() -> status(database, ids.get(2)), List.of("COMPLETED")::equals);
+
+            MockHttpServletResponse unknown = perform(mvc,
+                    post("/outbox-console/api/records/" + ids.get(1) + "/purge"));
+            assertThat(unknown.getStatus()).isEqualTo(400);
+            assertThat(unknown.getContentAsString()).contains("unknown action 'purge'");
+        });
+    }
+
+    @Test
+    void eachNamedOutboxHasItsOwnViewAndOperations() {
+        runner.withUserConfiguration(BillingDatabase.class)
+                .withPropertyValues("outbox.outboxes.billing.data-source=billingDataSource",
+                        "outbox.outboxes.billing.schema-initialization.enabled=true",
+                        "outbox.console.operations-enabled=true",
+                        "outbox.console.allow-operations-without-security=true")
+                .run(context -> {
+                    MockMvc mvc = mvc(context);
+                    context.getBean(NamedOutboxes.class).outbox("billing").schedule(new Ping("invoice"), "invoice-1");
+
+                    JsonNode billing = await().atMost(PATIENCE)
+                            .until(() -> json(mvc, get("/outbox-console/api/failed-records?outbox=billing")),
+                                    answer -> answer.get("records").size() == 1);
+                    String id = recordIds(billing).get(0);
+                    assertThat(billing.get("records").get(0).get("record").get("aggregateId").asString())
+                            .isEqualTo("invoice-1");
+                    assertThat(recordIds(all(mvc))).as("the default outbox has none").isEmpty();
+                    JsonNode overview = await().atMost(PATIENCE)
+                            .until(() -> json(mvc, get("/outbox-console/api/overview?outbox=billing")),
+                                    answer -> answer.get("records").get("failed").asLong() == 1);
+                    assertThat(overview.get("outbox").asString()).isEqualTo("billing");
+                    assertThat(overview.get("partitions")).hasSize(256);
+                    assertThat(json(mvc, get("/outbox-console/api/overview")).get("outboxes").get(0).asString())
+                            .isEqualTo("billing");
+
+                    assertThat(json(mvc, post("/outbox-console/api/records/" + id + "/skip?outbox=billing"))
+                            .get("records").asInt()).isEqualTo(1);
+                    JdbcTemplate billingTables = new JdbcTemplate(context.getBean("billingDataSource",
+                            DataSource.class));
+                    assertThat(status(billingTables, id)).containsExactly("SKIPPED");
+                });
+    }
+
+    @Test
+    void disabledTheConsoleExposesNothing() {
+        runner.withPropertyValues("outbox.console.enabled=false").run(context -> {
+            MockMvc mvc = mvc(context);
+
+            assertThat(context).doesNotHaveBean(ConsoleApiController.class).doesNotHaveBean(ConsoleOutboxes.class);
+            assertThat(perform(mvc, get("/outbox-console")).getStatus()).isEqualTo(404);
+            assertThat(perform(mvc, get("/outbox-console/api/overview")).getStatus()).isEqualTo(404);
+            assertThat(perform(mvc, get("/outbox-console/assets/console.js")).getStatus()).isEqualTo(404);
+            assertThat(perform(mvc, post("/outbox-console/api/retry-all")).getStatus()).isEqualTo(404);
+        });
+    }
+
+    /** Every operation is answered 403 naming {@code missingProperty}, the one that would allow it. */
+    private void assertOperationsRefused(AssertableWebApplicationContext context, String missingProperty)
+            throws Exception {
+        MockMvc mvc = mvc(context);
+        List<String> ids = threeFailedRecords(context, mvc);
+        JdbcTemplate database = new JdbcTemplate(context.getBean(DataSource.class));
+        context.getBean(SwitchableProcessor.class).failing.set(false);
+
+        List<RequestBuilder> operations = List.of(
+                post("/outbox-console/api/records/" + ids.get(0) + "/retry"),
+                post("/outbox-console/api/records/" + ids.get(0) + "/skip"),
+                post("/outbox-console/api/records/" + ids.get(0) + "/delete"),
+                post("/outbox-console/api/retry-all"));
+        for (RequestBuilder operation : operations) {
+            MockHttpServletResponse refused = perform(mvc, operation);
+            assertThat(refused.getStatus()).isEqualTo(403);
+            JsonNode error = JSON.readTree(refused.getContentAsString());
+            assertThat(error.get("property").asString()).isEqualTo(missingProperty);
+            assertThat(error.get("error").asString()).contains(missingProperty + "=true");
+        }
+        assertThat(database.queryForList("select status from outbox_record order by aggregate_id", String.class))
+                .containsExactly("FAILED", "FAILED", "FAILED");
+    }
+
+    /** Three records the processor fails: order-1 and order-2 are Pings, order-3 a Pong; their ids in that order. */
+    static List<String> threeFailedRecords(AssertableWebApplicationContext context, MockMvc mvc) {
+        Outbox outbox = context.getBean(Outbox.class);
+        outbox.schedule(new Ping("first"), "order-1");
+        outbox.schedule(new Ping("second"), "order-2");
+        outbox.schedule(new Pong("third"), "order-3");
+        JsonNode listed = await().atMost(PATIENCE).until(() -> all(mvc), answer -> answer.get("records").size() == 3);
+        List<String> aggregates = new ArrayList<>();
+        listed.get("records").forEach(view -> aggregates.add(view.get("record").get("aggregateId").asString()));
+        assertThat(aggregates).containsExactly("order-1", "order-2", "order-3");
+        return recordIds(listed);
+    }
+
+    static JsonNode all(MockMvc mvc) throws Exception {
+        return json(mvc, get("/outbox-console/api/failed-records"));
+    }
+
+    static List<String> recordIds(JsonNode answer) {
+        List<String> ids = new ArrayList<>();
+        answer.get("records").forEach(view -> ids.add(view.get("record").get("id").asString()));
+        return ids;
+    }
+
+    static List<String> status(JdbcTemplate database, String id) {
+        return database.queryForList("select status from outbox_record where id = ?", String.class, id);
+    }
+
+    static MockMvc mvc(AssertableWebApplicationContext context) {
+        return MockMvcBuilders.webAppContextSetup(context).build();
+    }
+
+    static MockHttpServletResponse perform(MockMvc mvc, RequestBuilder request) throws Exception {
+        return mvc.perform(request).andReturn().getResponse();
+    }
+
+    static JsonNode json(MockMvc mvc, RequestBuilder request) throws Exception {
+        MockHttpServletResponse response = perform(mvc, request);
+        assertThat(response.getStatus()).as(response.getContentAsString()).isEqualTo(200);
+        return JSON.readTree(response.getContentAsString());
+    }
+
+    record Ping(String value) {
+    }
+
+    record Pong(String value) {
+    }
+
+    static class BillingDatabase {
+        @Bean(defaultCandidate = false)
+        static DataSource billingDataSource() {
+            return new DriverManagerDataSource("jdbc:h2:mem:billing_" + UUID.randomUUID() + ";DB_CLOSE_DELAY=-1");
+        }
+    }
+
+    /** Fails every record until told otherwise, so that retried records then complete. */
+    static class SwitchableProcessor {
+        final AtomicBoolean failing = new AtomicBoolean(true);
+
+        @Bean
+        OutboxRecordProcessor switchableProcessor() {
+            return record -> {
+                if (failing.get()) {
+                    throw new IllegalStateException("downstream refuses " + record.getId());
+                }
+            };
+        }
+    }
+}
