@@ -17,6 +17,7 @@ import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
 import javax.sql.DataSource;
@@ -64,6 +65,20 @@ class ConsoleBrowserTest {
 
     @BeforeEach
     void start(@TempDir Path profile) {
+        skipWithoutBrowser();
+        application = new SpringApplicationBuilder(BrowserApplication.class)
+                // Spring Security is on this module's test class path (ConsoleSecurityTest); this application has none
+                .resourceLoader(new DefaultResourceLoader(new FilteredClassLoader("org.springframework.security")))
+                .web(WebApplicationType.SERVLET)
+                .properties(properties("outbox.console.allow-operations-without-security=true"))
+                .run();
+        console = "http://localhost:" + application.getEnvironment().getProperty("local.server.port")
+                + "/outbox-console";
+        browser = chromium(profile);
+    }
+
+    /** Aborts the test when the browser is missing, or fails it when {@code OUTBOX_TEST_REQUIRE_BROWSER=true}. */
+    static void skipWithoutBrowser() {
         boolean present = Files.isExecutable(Path.of(CHROMIUM)) && Files.isExecutable(Path.of(CHROMEDRIVER));
         if (!present) {
             assertThat("true".equals(System.getenv("OUTBOX_TEST_REQUIRE_BROWSER")))
@@ -71,24 +86,26 @@ class ConsoleBrowserTest {
                     .isFalse();
             Assumptions.abort(CHROMIUM + " or " + CHROMEDRIVER + " is missing");
         }
-        application = new SpringApplicationBuilder(BrowserApplication.class)
-                // Spring Security is on this module's test class path (ConsoleSecurityTest); this application has none
-                .resourceLoader(new DefaultResourceLoader(new FilteredClassLoader("org.springframework.security")))
-                .web(WebApplicationType.SERVLET)
-                .properties("server.port=0",
-                        "spring.datasource.url=jdbc:h2:mem:browser_" + UUID.randomUUID() + ";DB_CLOSE_DELAY=-1",
-                        "outbox.schema-initialization.enabled=true",
-                        "outbox.retry.max-retries=0",
-                        "outbox.instance.id=node-a",
-                        "outbox.instance.heartbeat-interval-seconds=1",
-                        "outbox.instance.stale-instance-timeout-seconds=5",
-                        "outbox.instance.new-instance-detection-interval-seconds=1",
-                        "outbox.metrics.refresh-interval=200ms",
-                        "outbox.console.operations-enabled=true",
-                        "outbox.console.allow-operations-without-security=true")
-                .run();
-        console = "http://localhost:" + application.getEnvironment().getProperty("local.server.port")
-                + "/outbox-console";
+    }
+
+    /** The application's properties: H2 of its own, records failed at once, operations enabled. */
+    static String[] properties(String... more) {
+        List<String> properties = new ArrayList<>(List.of("server.port=0",
+                "spring.datasource.url=jdbc:h2:mem:browser_" + UUID.randomUUID() + ";DB_CLOSE_DELAY=-1",
+                "outbox.schema-initialization.enabled=true",
+                "outbox.retry.max-retries=0",
+                "outbox.instance.id=node-a",
+                "outbox.instance.heartbeat-interval-seconds=1",
+                "outbox.instance.stale-instance-timeout-seconds=5",
+                "outbox.instance.new-instance-detection-interval-seconds=1",
+                "outbox.metrics.refresh-interval=200ms",
+                "outbox.console.operations-enabled=true"));
+        properties.addAll(List.of(more));
+        return properties.toArray(String[]::new);
+    }
+
+    /** Headless Chromium in a 1280×900 window, with a profile of its own. */
+    static WebDriver chromium(Path profile) {
         ChromeOptions options = new ChromeOptions();
         options.setBinary(CHROMIUM);
         options.addArguments("--headless", "--window-size=1280,900", "--no-sandbox", "--disable-gpu",
@@ -97,7 +114,7 @@ class ConsoleBrowserTest {
                 "--user-data-dir=" + profile.toAbsolutePath());
         ChromeDriverService service = new ChromeDriverService.Builder()
                 .usingDriverExecutable(new File(CHROMEDRIVER)).usingAnyFreePort().build();
-        browser = new ChromeDriver(service, options);
+        return new ChromeDriver(service, options);
     }
 
     @AfterEach
