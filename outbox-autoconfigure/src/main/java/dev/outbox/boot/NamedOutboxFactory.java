@@ -155,7 +155,8 @@ final class NamedOutboxFactory {
         if (meters != null) {
             outboxListeners.add(meters.listener(name));
         }
-        return OutboxAssembly.processor(stores.records(), stores.recordTransactions(transactionManager),
+        return OutboxAssembly.processor(stores.records(),
+                stores.recordTransactions(transactionManager, OutboxAssembly.idleLimit(properties)),
                 outboxHandlers, handlerBeans, outboxListeners, observation, contexts, clock, properties, environment);
     }
 

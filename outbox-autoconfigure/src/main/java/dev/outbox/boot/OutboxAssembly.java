@@ -27,6 +27,7 @@ import dev.outbox.spi.RecordStatistics;
 import dev.outbox.spi.RecordStore;
 import dev.outbox.spi.RecordTransactions;
 import java.time.Clock;
+import java.time.Duration;
 import java.util.List;
 import javax.sql.DataSource;
 import org.jspecify.annotations.Nullable;
@@ -114,14 +115,23 @@ final class OutboxAssembly {
      * outbox's transaction manager; else none (a processor with transactional handlers then refuses to be built).
      */
     static @Nullable RecordTransactions recordTransactions(RecordStore store, @Nullable JdbcOutboxStores stores,
-            @Nullable PlatformTransactionManager transactionManager, @Nullable RecordTransactions applications) {
+            @Nullable PlatformTransactionManager transactionManager, @Nullable RecordTransactions applications,
+            OutboxProperties properties) {
         if (applications != null) {
             return applications;
         }
         if (stores == null || store != stores.records() || transactionManager == null) {
             return null;
         }
-        return stores.recordTransactions(transactionManager);
+        return stores.recordTransactions(transactionManager, idleLimit(properties));
+    }
+
+    /**
+     * How long a transactional handler's session may idle inside its transaction: the stale-instance timeout, after
+     * which its partitions are taken over, so that a frozen instance's row locks do not hold up their next owners.
+     */
+    static Duration idleLimit(OutboxProperties properties) {
+        return properties.instance().timings().staleTimeout();
     }
 
     /**

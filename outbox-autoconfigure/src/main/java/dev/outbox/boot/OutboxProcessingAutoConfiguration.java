@@ -56,9 +56,9 @@ public class OutboxProcessingAutoConfiguration {
      */
     private static @Nullable RecordTransactions recordTransactions(RecordStore store,
             @Nullable JdbcOutboxStores stores, ObjectProvider<PlatformTransactionManager> transactionManager,
-            ObjectProvider<RecordTransactions> applications) {
+            ObjectProvider<RecordTransactions> applications, OutboxProperties properties) {
         return OutboxAssembly.recordTransactions(store, stores, transactionManager.getIfUnique(),
-                applications.getIfUnique());
+                applications.getIfUnique(), properties);
     }
 
     /** Processing only when called ({@code processDueRecords()}), over every partition, outside any cluster. */
@@ -75,7 +75,7 @@ public class OutboxProcessingAutoConfiguration {
                 ObjectProvider<OutboxObservation> observation, ObjectProvider<RecordContext> contexts, Clock clock,
                 OutboxProperties properties, Environment environment) {
             return processor(store, recordTransactions(store, stores.getIfAvailable(), transactionManager,
-                    recordTransactions), handlers, handlerBeans, listeners, observation, contexts, clock, properties,
+                    recordTransactions, properties), handlers, handlerBeans, listeners, observation, contexts, clock, properties,
                     environment).build();
         }
     }
@@ -97,7 +97,7 @@ public class OutboxProcessingAutoConfiguration {
                 ObjectProvider<RecordContext> contexts, ObjectProvider<PartitionListener> partitionListeners,
                 Clock clock, OutboxProperties properties, Environment environment) {
             RecordTransactions transactions = recordTransactions(store, stores, transactionManager,
-                    recordTransactions);
+                    recordTransactions, properties);
             return OutboxAssembly.node(processor(store, transactions, handlers, handlerBeans, listeners, observation,
                     contexts, clock, properties, environment), stores, store, instances, partitions, wakeUps,
                     identity, handlers, PartitionListener.composite(partitionListeners.orderedStream().toList()),

@@ -39,7 +39,8 @@ class RecordTransactionsWiringTest {
             PlatformTransactionManager transactionManager = context.getBean(PlatformTransactionManager.class);
             assertThat(transactionManager).isInstanceOf(JpaTransactionManager.class);
             RecordTransactions transactions = OutboxAssembly.recordTransactions(context.getBean(RecordStore.class),
-                    context.getBean(JdbcOutboxStores.class), transactionManager, null);
+                    context.getBean(JdbcOutboxStores.class), transactionManager, null,
+                    context.getBean(OutboxProperties.class));
 
             assertThat(transactions).isNotNull().hasToString("JdbcRecordTransactions[" + transactionManager + "]");
             DataSource dataSource = context.getBean(DataSource.class);
@@ -57,13 +58,14 @@ class RecordTransactionsWiringTest {
             PlatformTransactionManager transactionManager = context.getBean(PlatformTransactionManager.class);
             RecordStore applications = new JdbcRecordStore(context.getBean(DataSource.class), stores.statements());
             RecordTransactions own = work -> work.run();
+            OutboxProperties properties = context.getBean(OutboxProperties.class);
 
-            assertThat(OutboxAssembly.recordTransactions(applications, stores, transactionManager, null)).isNull();
-            assertThat(OutboxAssembly.recordTransactions(applications, stores, transactionManager, own))
+            assertThat(OutboxAssembly.recordTransactions(applications, stores, transactionManager, null, properties)).isNull();
+            assertThat(OutboxAssembly.recordTransactions(applications, stores, transactionManager, own, properties))
                     .isSameAs(own);
-            assertThat(OutboxAssembly.recordTransactions(stores.records(), stores, transactionManager, own))
+            assertThat(OutboxAssembly.recordTransactions(stores.records(), stores, transactionManager, own, properties))
                     .as("the application's replace the JDBC store's").isSameAs(own);
-            assertThat(OutboxAssembly.recordTransactions(stores.records(), stores, null, null))
+            assertThat(OutboxAssembly.recordTransactions(stores.records(), stores, null, null, properties))
                     .as("without a transaction manager").isNull();
         });
     }

@@ -1,6 +1,7 @@
 package dev.outbox.jdbc;
 
 import dev.outbox.cluster.ClusterCoordinator;
+import dev.outbox.internal.Checks;
 import dev.outbox.jdbc.dialect.DatabaseDialect;
 import dev.outbox.jdbc.dialect.OutboxTables;
 import dev.outbox.jdbc.dialect.SqlStatements;
@@ -8,6 +9,7 @@ import dev.outbox.node.LocalWakeUps;
 import dev.outbox.spi.InstanceStore;
 import dev.outbox.spi.RecordTransactions;
 import dev.outbox.spi.WakeUpSource;
+import java.time.Duration;
 import java.util.Objects;
 import java.util.Set;
 import javax.sql.DataSource;
@@ -110,7 +112,20 @@ public final class JdbcOutboxStores implements AutoCloseable {
      *     is refused before any work runs in it
      */
     public RecordTransactions recordTransactions(PlatformTransactionManager transactionManager) {
-        return new JdbcRecordTransactions(dataSource, sql.dialect(), transactionManager);
+        return new JdbcRecordTransactions(dataSource, sql, transactionManager, null);
+    }
+
+    /**
+     * {@link #recordTransactions(PlatformTransactionManager)}, where on PostgreSQL the server ends a session that
+     * stays idle inside such a transaction for longer than {@code idleLimit}
+     * ({@code idle_in_transaction_session_timeout} for that transaction): an instance frozen mid-transaction then
+     * loses its transaction, and the row locks its handlers took, instead of holding up the next owners of its
+     * partitions until it wakes. The cluster's stale-instance timeout is the natural limit: by then the partitions
+     * are taken over. A handler must not spend that long between two statements (no long I/O inside).
+     */
+    public RecordTransactions recordTransactions(PlatformTransactionManager transactionManager, Duration idleLimit) {
+        Checks.positive("idleLimit", idleLimit);
+        return new JdbcRecordTransactions(dataSource, sql, transactionManager, idleLimit);
     }
 
     /**

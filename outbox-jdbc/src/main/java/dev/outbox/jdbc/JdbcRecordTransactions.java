@@ -1,11 +1,14 @@
 package dev.outbox.jdbc;
 
-import dev.outbox.jdbc.dialect.DatabaseDialect;
+import dev.outbox.jdbc.dialect.SqlStatements;
 import dev.outbox.spi.RecordTransactions;
 import dev.outbox.spi.TransactionNotBegunException;
+import java.time.Duration;
 import java.util.Objects;
 import java.util.concurrent.atomic.AtomicBoolean;
 import javax.sql.DataSource;
+import org.jspecify.annotations.Nullable;
+import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.transaction.CannotCreateTransactionException;
 import org.springframework.transaction.PlatformTransactionManager;
 import org.springframework.transaction.TransactionDefinition;
@@ -21,13 +24,22 @@ final class JdbcRecordTransactions implements RecordTransactions {
 
     private final DataSource dataSource;
     private final TransactionTemplate transactions;
+    /** The statement that limits how long the session may idle in the transaction, with its argument; or null. */
+    private final @Nullable String idleLimitStatement;
+    private final @Nullable String idleLimitMillis;
 
-    JdbcRecordTransactions(DataSource dataSource, DatabaseDialect dialect,
-            PlatformTransactionManager transactionManager) {
+    /**
+     * @param idleLimit how long a session may stay idle inside one of these transactions before the server ends it,
+     *     where the database can say so ({@code recordTransaction.idleLimit}: PostgreSQL); null for no limit
+     */
+    JdbcRecordTransactions(DataSource dataSource, SqlStatements sql, PlatformTransactionManager transactionManager,
+            @Nullable Duration idleLimit) {
         this.dataSource = Objects.requireNonNull(dataSource, "dataSource");
         this.transactions = new TransactionTemplate(Objects.requireNonNull(transactionManager, "transactionManager"));
+        this.idleLimitStatement = idleLimit == null ? null : sql.find("recordTransaction.idleLimit").orElse(null);
+        this.idleLimitMillis = idleLimit == null ? null : Long.toString(Math.max(1, idleLimit.toMillis()));
         transactions.setPropagationBehavior(TransactionDefinition.PROPAGATION_REQUIRES_NEW);
-        if (dialect.writesLockWhatTheyRead()) {
+        if (sql.dialect().writesLockWhatTheyRead()) {
             // The completions' fences must not hold partition rows until the commit: see writesLockWhatTheyRead.
             transactions.setIsolationLevel(TransactionDefinition.ISOLATION_READ_COMMITTED);
         }
@@ -64,11 +76,15 @@ final class JdbcRecordTransactions implements RecordTransactions {
                     + "DataSource (a DataSourceTransactionManager, JdbcTransactionManager or JpaTransactionManager "
                     + "over it)");
         }
+        if (idleLimitStatement != null) {
+            new JdbcTemplate(dataSource).queryForObject(idleLimitStatement, String.class, idleLimitMillis);
+        }
         work.run();
     }
 
     @Override
     public String toString() {
-        return "JdbcRecordTransactions[" + transactions.getTransactionManager() + "]";
+        return "JdbcRecordTransactions[" + transactions.getTransactionManager()
+                + (idleLimitStatement == null ? "" : ", idle in a transaction at most " + idleLimitMillis + " ms") + "]";
     }
 }

@@ -96,6 +96,16 @@ public abstract class AbstractRecordTransactionsContractTest {
         };
     }
 
+    /** The write path's fixture, for a database's own tests. */
+    protected final WriteFixture fixture() {
+        return fixture;
+    }
+
+    /** The stores on the fixture's database, for a database's own tests. */
+    protected final JdbcOutboxStores stores() {
+        return stores;
+    }
+
     @BeforeAll
     final void createStores() {
         fixture = createFixture(databaseKind());
