@@ -343,6 +343,27 @@ final class ClusterHarness implements AutoCloseable {
     }
 
     /**
+     * Inserts one record of {@code eventType} for each of {@code aggregates} aggregates named {@code <prefix>-<n>},
+     * addressed like those of {@link #insertRecords}; returns their ids in aggregate order.
+     */
+    List<String> insertRecordsOfType(String eventType, String prefix, int aggregates) {
+        List<String> ids = new ArrayList<>();
+        try (Connection connection = database.dataSource().getConnection();
+                PreparedStatement insert = connection.prepareStatement(INSERT_RECORD.replace("{now}",
+                        dialect == DatabaseDialect.POSTGRESQL ? "now()" : "UTC_TIMESTAMP(6)"))) {
+            for (int aggregate = 0; aggregate < aggregates; aggregate++) {
+                ids.add(addRecord(insert, prefix + "-" + aggregate, eventType, "{\"aggregate\":" + aggregate + "}",
+                        recordHandlerId));
+            }
+            insert.executeBatch();
+        } catch (SQLException e) {
+            throw new IllegalStateException("Could not insert records of " + eventType, e);
+        }
+        recordsInserted += aggregates;
+        return ids;
+    }
+
+    /**
      * Inserts one record for the {@link ProjectionWriter} of an aggregate in one of {@code partitions} whose calls on
      * {@code instanceId} hold their transaction open ({@link ProjectionWriter#heldAggregate}).
      *
