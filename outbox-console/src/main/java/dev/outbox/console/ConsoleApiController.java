@@ -1,12 +1,16 @@
 package dev.outbox.console;
 
+import static dev.outbox.console.FilterParameters.blankAsAny;
+
 import dev.outbox.console.ConsoleOutboxes.Target;
 import dev.outbox.console.ConsoleViews.FailedRecordView;
 import dev.outbox.console.ConsoleViews.OperationsState;
 import dev.outbox.console.ConsoleViews.Overview;
-import dev.outbox.spi.FailedRecordFilter;
-import dev.outbox.spi.FetchedRows;
+import dev.outbox.admin.FailedRecordPage;
+import dev.outbox.admin.OutboxAdmin;
+import dev.outbox.spi.FailedRecordOrder;
 import jakarta.servlet.http.HttpServletRequest;
+import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
@@ -18,6 +22,7 @@ import org.slf4j.LoggerFactory;
 import org.springframework.boot.actuate.endpoint.web.WebEndpointResponse;
 import org.springframework.http.ResponseEntity;
 import org.springframework.web.bind.annotation.GetMapping;
+import org.springframework.web.bind.annotation.ModelAttribute;
 import org.springframework.web.bind.annotation.PathVariable;
 import org.springframework.web.bind.annotation.PostMapping;
 import org.springframework.web.bind.annotation.RequestMapping;
@@ -26,8 +31,8 @@ import org.springframework.web.bind.annotation.RestController;
 
 /**
  * The console's JSON under {@code {path}/api}. Reads come from the monitor's cached snapshot, except the FAILED
- * records, which are one query per request; operations go through the actuator endpoint's, and so through
- * {@link dev.outbox.admin.OutboxAdmin}, and are logged with who asked. Every request names its outbox with
+ * records and their count, which are one query per request; operations go through the actuator endpoint's, and so
+ * through {@link OutboxAdmin}, and are logged with who asked. Every request names its outbox with
  * {@code ?outbox=name}, or none for the default outbox.
  */
 @RestController
@@ -41,10 +46,12 @@ class ConsoleApiController {
 
     private final ConsoleOutboxes outboxes;
     private final ConsoleAccess access;
+    private final Clock clock;
 
-    ConsoleApiController(ConsoleOutboxes outboxes, ConsoleAccess access) {
+    ConsoleApiController(ConsoleOutboxes outboxes, ConsoleAccess access, Clock clock) {
         this.outboxes = outboxes;
         this.access = access;
+        this.clock = clock;
     }
 
     /** Instances, the 256 partitions, record counts and deferred records, from the cached snapshot. */
@@ -57,22 +64,32 @@ class ConsoleApiController {
         });
     }
 
-    /** FAILED records matching the filter, oldest first, at most {@code limit} (1 to 1000). */
+    /**
+     * A page of the FAILED records matching the filter, read from the database ({@link OutboxAdmin#failedPage}):
+     * {@code order} {@code oldest} (default) or {@code newest}, {@code after} the {@code nextCursor} of the page
+     * before, at most {@code limit} (1 to 1000).
+     */
     @GetMapping("/failed-records")
     ResponseEntity<?> failedRecords(@RequestParam(required = false) @Nullable String outbox,
-            @RequestParam(required = false) @Nullable String handlerId,
-            @RequestParam(required = false) @Nullable String eventType,
-            @RequestParam(required = false) @Nullable String aggregateId,
+            @ModelAttribute FilterParameters filter, @RequestParam(required = false) @Nullable String order,
+            @RequestParam(required = false) @Nullable String after,
             @RequestParam(defaultValue = "" + DEFAULT_LIMIT) int limit) {
-        return withOutbox(outbox, target -> {
-            try {
-                FetchedRows rows = target.admin().failedRows(filter(handlerId, eventType, aggregateId), limit);
-                List<FailedRecordView> records = ConsoleViews.failedRecords(rows);
-                return ResponseEntity.ok(new FailedRecords(records, limit, records.size() >= limit));
-            } catch (IllegalArgumentException refused) {
-                return ResponseEntity.badRequest().body(new ConsoleError(String.valueOf(refused.getMessage()), null));
-            }
-        });
+        return withOutbox(outbox, target -> refusingBadInput(() -> {
+            FailedRecordOrder pageOrder = order(order);
+            FailedRecordPage page = target.admin().failedPage(filter.toFilter(clock), pageOrder, blankAsAny(after),
+                    limit);
+            List<FailedRecordView> records = ConsoleViews.failedRecords(page.rows(), pageOrder);
+            return ResponseEntity.ok(new FailedRecords(records, limit, page.nextCursor() != null,
+                    page.nextCursor(), pageOrder == FailedRecordOrder.NEWEST_FIRST ? "newest" : "oldest"));
+        }));
+    }
+
+    /** How many FAILED records match the filter now, from the database: what a bulk operation would change. */
+    @GetMapping("/failed-records/count")
+    ResponseEntity<?> countFailed(@RequestParam(required = false) @Nullable String outbox,
+            @ModelAttribute FilterParameters filter) {
+        return withOutbox(outbox, target -> refusingBadInput(
+                () -> ResponseEntity.ok(new FailedCount(target.admin().countFailed(filter.toFilter(clock))))));
     }
 
     /** Retry, skip or delete one record: {@code POST {path}/api/records/{recordId}/{action}}. */
@@ -83,18 +100,24 @@ class ConsoleApiController {
                 () -> target.endpoint().act(recordId, action)));
     }
 
-    /** Retry every FAILED record matching the filter: {@code POST {path}/api/retry-all}. */
-    @PostMapping("/retry-all")
-    ResponseEntity<?> retryAll(@RequestParam(required = false) @Nullable String outbox,
-            @RequestParam(required = false) @Nullable String handlerId,
-            @RequestParam(required = false) @Nullable String eventType,
-            @RequestParam(required = false) @Nullable String aggregateId, HttpServletRequest request) {
-        return withOutbox(outbox, target -> {
-            FailedRecordFilter filter = filter(handlerId, eventType, aggregateId);
-            return operate(request, target, "retry of FAILED records matching " + filter,
-                    () -> target.endpoint().actOnAll("retry-all", filter.eventType(), filter.aggregateId(),
-                            filter.handlerId()));
-        });
+    /**
+     * Retry, skip or delete every FAILED record matching the filter: {@code POST {path}/api/retry-all},
+     * {@code skip-all} or {@code delete-all}, through the actuator endpoint's {@code actOnAll}. That takes no time
+     * bounds, so a filter with {@code failedWithin} is refused rather than widened.
+     */
+    @PostMapping("/{action:retry-all|skip-all|delete-all}")
+    ResponseEntity<?> actOnAll(@RequestParam(required = false) @Nullable String outbox, @PathVariable String action,
+            @ModelAttribute FilterParameters filter, HttpServletRequest request) {
+        return withOutbox(outbox, target -> operate(request, target, action + " of FAILED records matching "
+                + filter, () -> {
+                    if (blankAsAny(filter.failedWithin()) != null) {
+                        return new WebEndpointResponse<>(new ConsoleError("failedWithin cannot bound a bulk "
+                                + "operation (the actuator endpoint takes no time bounds): clear it", null), 400);
+                    }
+                    return target.endpoint().actOnAll(action, blankAsAny(filter.eventType()),
+                            blankAsAny(filter.aggregateId()), blankAsAny(filter.handlerId()),
+                            blankAsAny(filter.errorContains()));
+                }));
     }
 
     private ResponseEntity<?> operate(HttpServletRequest request, Target target, String what,
@@ -123,22 +146,34 @@ class ConsoleApiController {
         return answer.apply(target.get());
     }
 
-    /** An empty form field means any value. */
-    private static FailedRecordFilter filter(@Nullable String handlerId, @Nullable String eventType,
-            @Nullable String aggregateId) {
-        return FailedRecordFilter.any().withHandlerId(blankAsAny(handlerId)).withEventType(blankAsAny(eventType))
-                .withAggregateId(blankAsAny(aggregateId));
+    private static ResponseEntity<?> refusingBadInput(Supplier<ResponseEntity<?>> answer) {
+        try {
+            return answer.get();
+        } catch (IllegalArgumentException refused) {
+            return ResponseEntity.badRequest().body(new ConsoleError(String.valueOf(refused.getMessage()), null));
+        }
     }
 
-    private static @Nullable String blankAsAny(@Nullable String value) {
-        return value == null || value.isEmpty() ? null : value;
+    private static FailedRecordOrder order(@Nullable String order) {
+        if (order == null || order.isEmpty() || order.equals("oldest")) {
+            return FailedRecordOrder.OLDEST_FIRST;
+        }
+        if (order.equals("newest")) {
+            return FailedRecordOrder.NEWEST_FIRST;
+        }
+        throw new IllegalArgumentException("order must be 'oldest' or 'newest', not '" + order + "'");
     }
 
     /**
      * @param limit the most that were asked for
      * @param truncated whether there may be more than listed
+     * @param nextCursor the {@code after} of the next page; null on the last page
      */
-    record FailedRecords(List<FailedRecordView> records, int limit, boolean truncated) {
+    record FailedRecords(List<FailedRecordView> records, int limit, boolean truncated, @Nullable String nextCursor,
+            String order) {
+    }
+
+    record FailedCount(long count) {
     }
 
     /** Why a request was refused; {@code property} names the setting that would allow it, if one would. */

@@ -8,6 +8,7 @@ import dev.outbox.monitoring.DeferredRecords;
 import dev.outbox.monitoring.LatestReading;
 import dev.outbox.monitoring.OutboxSnapshot;
 import dev.outbox.partition.PartitionHasher;
+import dev.outbox.spi.FailedRecordOrder;
 import dev.outbox.spi.FetchedRows;
 import dev.outbox.spi.InstanceState;
 import dev.outbox.spi.PartitionState;
@@ -84,8 +85,8 @@ final class ConsoleViews {
         return views;
     }
 
-    /** FAILED records and unreadable FAILED rows alike, in sequence order, with payload and headers when read. */
-    static List<FailedRecordView> failedRecords(FetchedRows rows) {
+    /** FAILED records and unreadable FAILED rows alike, in the page's order, with payload and headers when read. */
+    static List<FailedRecordView> failedRecords(FetchedRows rows, FailedRecordOrder order) {
         List<FailedRecordView> views = new ArrayList<>();
         for (OutboxRecord record : rows.records()) {
             views.add(new FailedRecordView(FailedRecord.of(record), record.getPayload(), record.getHeaders()));
@@ -93,8 +94,10 @@ final class ConsoleViews {
         for (UnreadableRow row : rows.unreadable()) {
             views.add(new FailedRecordView(FailedRecord.of(row), null, Map.of()));
         }
+        Comparator<Long> bySequence = order == FailedRecordOrder.NEWEST_FIRST ? Comparator.reverseOrder()
+                : Comparator.naturalOrder();
         views.sort(Comparator.comparing((FailedRecordView view) -> view.record().sequence(),
-                Comparator.nullsLast(Comparator.naturalOrder())));
+                Comparator.nullsLast(bySequence)));
         return views;
     }
 

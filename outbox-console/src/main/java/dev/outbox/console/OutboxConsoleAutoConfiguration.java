@@ -70,8 +70,9 @@ public class OutboxConsoleAutoConfiguration {
     }
 
     @Bean
-    ConsoleApiController outboxConsoleApiController(ConsoleOutboxes outboxes, ConsoleAccess access) {
-        return new ConsoleApiController(outboxes, access);
+    ConsoleApiController outboxConsoleApiController(ConsoleOutboxes outboxes, ConsoleAccess access,
+            Clock clock) {
+        return new ConsoleApiController(outboxes, access, clock);
     }
 
     @Bean

@@ -1,16 +1,21 @@
-// The page's state: the outbox and the filters live in the URL, so a reload shows the same view.
+// The page's state: the outbox, the filters and the page's cursor live in the URL, so a reload shows the same view.
 import { get, post } from './api.js';
 import { renderCounts, renderFailedRecords, renderGrid, renderInstances, renderPartitionDetail,
     renderRecordDetail } from './render.js';
 
 /** The overview comes from the monitor's cached snapshot: polling it costs the database nothing. */
 const POLL_MILLIS = 3000;
-const FILTERS = ['handlerId', 'eventType', 'aggregateId', 'limit'];
+/** What narrows the FAILED records; the page's order, size and cursor are not part of what a bulk action means. */
+const CRITERIA = ['handlerId', 'eventType', 'aggregateId', 'errorContains', 'failedWithin'];
+const FILTERS = [...CRITERIA, 'order', 'limit'];
+const DEFAULTS = { order: 'oldest', limit: '100' };
+const BULK = { 'retry-all': 'retried', 'skip-all': 'skipped', 'delete-all': 'deleted' };
 const $ = (id) => document.getElementById(id);
 
 const state = {
     overview: null,
     failed: [],
+    nextCursor: null,
     selectedPartition: null,
     selectedRecord: null,
     // the FAILED records are read again only when the snapshot changed (at most once per monitor refresh)
@@ -28,6 +33,11 @@ function outbox() {
 function filters() {
     const search = params();
     return Object.fromEntries(FILTERS.map((name) => [name, search.get(name) ?? '']));
+}
+
+function criteria() {
+    const search = params();
+    return Object.fromEntries(CRITERIA.map((name) => [name, search.get(name) ?? '']));
 }
 
 function setUrl(values) {
@@ -83,15 +93,31 @@ function showOutboxChoice(overview) {
 }
 
 async function refreshFailed() {
-    const answer = await get('failed-records', { outbox: outbox(), ...filters() });
+    const after = params().get('after') ?? '';
+    const answer = await get('failed-records', { outbox: outbox(), ...filters(), after });
     state.failed = answer.records;
+    state.nextCursor = answer.nextCursor;
     renderFailedRecords($('failed-records').tBodies[0], answer.records, state.overview?.operations.allowed ?? false,
         { act, show: showRecord });
-    $('failed-summary').textContent = `${answer.records.length} FAILED record(s) listed`
-        + (answer.truncated ? ` (the first ${answer.limit}; there may be more)` : '');
+    $('failed-summary').textContent = `${answer.records.length} FAILED record(s) on this page, ${answer.order} first`
+        + (after ? ' (not the first page)' : '') + (answer.nextCursor ? '; there may be more on the next page' : '');
+    $('failed-next').disabled = !answer.nextCursor;
+    $('failed-first').disabled = !after;
+    const timeBound = Boolean(criteria().failedWithin);
+    for (const action of Object.keys(BULK)) {
+        $(action).disabled = timeBound;
+    }
+    $('bulk-hint').textContent = timeBound ? 'bulk actions take no time bound: set "Failed" to "at any time"' : '';
     if (state.selectedRecord) {
         showRecord(state.selectedRecord);
     }
+}
+
+function page(after) {
+    setUrl({ after, record: '' });
+    state.selectedRecord = null;
+    $('record-detail').hidden = true;
+    refreshFailed().catch((error) => say(error.message));
 }
 
 function selectPartition(partition) {
@@ -128,14 +154,21 @@ async function act(record, action) {
     await report(post(`records/${encodeURIComponent(record.id)}/${action}`, { outbox: outbox() }));
 }
 
-async function retryAll() {
-    const { limit, ...filter } = filters();
+/** Asks the database how many records the action would change now, and acts only when the operator confirms. */
+async function actOnAll(action) {
+    const filter = criteria();
     const described = Object.entries(filter).filter(([, value]) => value).map(([key, value]) => `${key}=${value}`);
-    // the count is of the records listed; more may match when the list is truncated
-    const text = `Retry every FAILED record matching ${described.join(', ') || 'no filter (all of them)'}? `
-        + `${state.failed.length} record(s) are listed.`;
+    let count;
+    try {
+        count = (await get('failed-records/count', { outbox: outbox(), ...filter })).count;
+    } catch (error) {
+        say(`could not count the matching records: ${error.message}`);
+        return;
+    }
+    const text = `${count} record(s) will be ${BULK[action]}: every FAILED record matching `
+        + `${described.join(', ') || 'no filter (all of them)'}, counted in the database now.`;
     if (await confirmed(text)) {
-        await report(post('retry-all', { outbox: outbox(), ...filter }));
+        await report(post(action, { outbox: outbox(), ...filter }));
     }
 }
 
@@ -160,17 +193,22 @@ function bindFilters() {
     }
     form.addEventListener('submit', (event) => {
         event.preventDefault();
-        setUrl(Object.fromEntries(FILTERS.map((name) => [name, form.elements[name].value.trim()])));
+        setUrl({ ...Object.fromEntries(FILTERS.map((name) => [name, form.elements[name].value.trim()])),
+            after: '' });
         refreshFailed().catch((error) => say(error.message));
     });
     $('filter-clear').addEventListener('click', () => {
-        FILTERS.forEach((name) => { form.elements[name].value = name === 'limit' ? '100' : ''; });
-        setUrl(Object.fromEntries(FILTERS.map((name) => [name, ''])));
+        FILTERS.forEach((name) => { form.elements[name].value = DEFAULTS[name] ?? ''; });
+        setUrl({ ...Object.fromEntries(FILTERS.map((name) => [name, ''])), after: '' });
         refreshFailed().catch((error) => say(error.message));
     });
-    $('retry-all').addEventListener('click', () => retryAll());
+    for (const action of Object.keys(BULK)) {
+        $(action).addEventListener('click', () => actOnAll(action));
+    }
+    $('failed-next').addEventListener('click', () => page(state.nextCursor));
+    $('failed-first').addEventListener('click', () => page(''));
     $('outbox-select').addEventListener('change', (event) => {
-        setUrl({ outbox: event.target.value, partition: '', record: '' });
+        setUrl({ outbox: event.target.value, partition: '', record: '', after: '' });
         state.selectedPartition = null;
         state.selectedRecord = null;
         state.failedReadAt = null;

@@ -9,11 +9,15 @@ import dev.outbox.boot.OutboxProcessingAutoConfiguration;
 import dev.outbox.boot.OutboxStoreAutoConfiguration;
 import dev.outbox.boot.OutboxWriteAutoConfiguration;
 import dev.outbox.console.ConsoleTest.Ping;
+import dev.outbox.console.ConsoleTest.Pong;
 import dev.outbox.console.ConsoleTest.SwitchableProcessor;
 import java.io.File;
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
 import javax.sql.DataSource;
@@ -23,6 +27,9 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.openqa.selenium.By;
+import org.openqa.selenium.JavascriptExecutor;
+import org.openqa.selenium.OutputType;
+import org.openqa.selenium.TakesScreenshot;
 import org.openqa.selenium.WebDriver;
 import org.openqa.selenium.WebElement;
 import org.openqa.selenium.chrome.ChromeDriver;
@@ -41,8 +48,10 @@ import org.springframework.jdbc.core.JdbcTemplate;
 /**
  * The page in headless Chromium against the application on a real port: the grid, a partition's detail, the FAILED
  * records, a filter that survives a reload, and a retry by filter confirmed in the page that completes the record in
- * the database. Skipped when {@value #CHROMIUM} or {@value #CHROMEDRIVER} is missing, unless
- * {@code OUTBOX_TEST_REQUIRE_BROWSER=true}, which makes their absence a failure.
+ * the database; paging through FAILED records, and a skip by filter whose dialog shows the count from the database.
+ * Screenshots of the main views go to {@code target/console-screenshots/}. Skipped when {@value #CHROMIUM} or
+ * {@value #CHROMEDRIVER} is missing, unless {@code OUTBOX_TEST_REQUIRE_BROWSER=true}, which makes their absence a
+ * failure.
  */
 class ConsoleBrowserTest {
 
@@ -56,6 +65,20 @@ class ConsoleBrowserTest {
 
     @BeforeEach
     void start(@TempDir Path profile) {
+        skipWithoutBrowser();
+        application = new SpringApplicationBuilder(BrowserApplication.class)
+                // Spring Security is on this module's test class path (ConsoleSecurityTest); this application has none
+                .resourceLoader(new DefaultResourceLoader(new FilteredClassLoader("org.springframework.security")))
+                .web(WebApplicationType.SERVLET)
+                .properties(properties("outbox.console.allow-operations-without-security=true"))
+                .run();
+        console = "http://localhost:" + application.getEnvironment().getProperty("local.server.port")
+                + "/outbox-console";
+        browser = chromium(profile);
+    }
+
+    /** Aborts the test when the browser is missing, or fails it when {@code OUTBOX_TEST_REQUIRE_BROWSER=true}. */
+    static void skipWithoutBrowser() {
         boolean present = Files.isExecutable(Path.of(CHROMIUM)) && Files.isExecutable(Path.of(CHROMEDRIVER));
         if (!present) {
             assertThat("true".equals(System.getenv("OUTBOX_TEST_REQUIRE_BROWSER")))
@@ -63,32 +86,35 @@ class ConsoleBrowserTest {
                     .isFalse();
             Assumptions.abort(CHROMIUM + " or " + CHROMEDRIVER + " is missing");
         }
-        application = new SpringApplicationBuilder(BrowserApplication.class)
-                // Spring Security is on this module's test class path (ConsoleSecurityTest); this application has none
-                .resourceLoader(new DefaultResourceLoader(new FilteredClassLoader("org.springframework.security")))
-                .web(WebApplicationType.SERVLET)
-                .properties("server.port=0",
-                        "spring.datasource.url=jdbc:h2:mem:browser_" + UUID.randomUUID() + ";DB_CLOSE_DELAY=-1",
-                        "outbox.schema-initialization.enabled=true",
-                        "outbox.retry.max-retries=0",
-                        "outbox.instance.id=node-a",
-                        "outbox.instance.heartbeat-interval-seconds=1",
-                        "outbox.instance.stale-instance-timeout-seconds=5",
-                        "outbox.instance.new-instance-detection-interval-seconds=1",
-                        "outbox.metrics.refresh-interval=200ms",
-                        "outbox.console.operations-enabled=true",
-                        "outbox.console.allow-operations-without-security=true")
-                .run();
-        console = "http://localhost:" + application.getEnvironment().getProperty("local.server.port")
-                + "/outbox-console";
+    }
+
+    /** The application's properties: H2 of its own, records failed at once, operations enabled. */
+    static String[] properties(String... more) {
+        List<String> properties = new ArrayList<>(List.of("server.port=0",
+                "spring.datasource.url=jdbc:h2:mem:browser_" + UUID.randomUUID() + ";DB_CLOSE_DELAY=-1",
+                "outbox.schema-initialization.enabled=true",
+                "outbox.retry.max-retries=0",
+                "outbox.instance.id=node-a",
+                "outbox.instance.heartbeat-interval-seconds=1",
+                "outbox.instance.stale-instance-timeout-seconds=5",
+                "outbox.instance.new-instance-detection-interval-seconds=1",
+                "outbox.metrics.refresh-interval=200ms",
+                "outbox.console.operations-enabled=true"));
+        properties.addAll(List.of(more));
+        return properties.toArray(String[]::new);
+    }
+
+    /** Headless Chromium in a 1280×900 window, with a profile of its own. */
+    static WebDriver chromium(Path profile) {
         ChromeOptions options = new ChromeOptions();
         options.setBinary(CHROMIUM);
-        options.addArguments("--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+        options.addArguments("--headless", "--window-size=1280,900", "--no-sandbox", "--disable-gpu",
+                "--disable-background-networking",
                 "--disable-component-update", "--disable-sync", "--no-first-run",
                 "--user-data-dir=" + profile.toAbsolutePath());
         ChromeDriverService service = new ChromeDriverService.Builder()
                 .usingDriverExecutable(new File(CHROMEDRIVER)).usingAnyFreePort().build();
-        browser = new ChromeDriver(service, options);
+        return new ChromeDriver(service, options);
     }
 
     @AfterEach
@@ -115,6 +141,7 @@ class ConsoleBrowserTest {
         WebElement detail = browser.findElement(By.id("partition-detail"));
         assertThat(detail.getDomAttribute("data-partition")).isEqualTo("17");
         assertThat(detail.findElement(By.cssSelector("[data-field='owner']")).getText()).isEqualTo("node-a");
+        screenshot("grid", "instances");
 
         await().atMost(PATIENCE).until(() -> failedRows().size() == 2);
         WebElement aggregate = browser.findElement(By.id("filter-aggregate-id"));
@@ -123,6 +150,8 @@ class ConsoleBrowserTest {
         await().atMost(PATIENCE).until(() -> failedRows().size() == 1);
         assertThat(browser.getCurrentUrl()).contains("aggregateId=order-2");
         String id = failedRows().get(0).getDomAttribute("data-record-id");
+        failedRows().get(0).click();
+        await().atMost(PATIENCE).until(() -> browser.findElement(By.id("record-detail")).isDisplayed());
 
         browser.navigate().refresh();
         await().atMost(PATIENCE).until(() -> failedRows().size() == 1
@@ -133,7 +162,7 @@ class ConsoleBrowserTest {
         browser.findElement(By.id("retry-all")).click();
         await().atMost(PATIENCE).until(() -> browser.findElement(By.id("confirm")).isDisplayed());
         assertThat(browser.findElement(By.id("confirm-text")).getText())
-                .contains("aggregateId=order-2", "1 record(s) are listed");
+                .contains("1 record(s) will be retried", "aggregateId=order-2");
         browser.findElement(By.id("confirm-ok")).click();
 
         JdbcTemplate database = new JdbcTemplate(application.getBean(DataSource.class));
@@ -143,6 +172,75 @@ class ConsoleBrowserTest {
         assertThat(browser.findElement(By.id("message")).getText()).contains("retry-all: 1 record(s) changed");
         assertThat(database.queryForList("select status from outbox_record where aggregate_id = 'order-1'",
                 String.class)).as("outside the filter").containsExactly("FAILED");
+    }
+
+    @Test
+    void anOperatorPagesThroughFailedRecordsAndSkipsThoseOfAFilterAfterSeeingTheirCountInTheDatabase() {
+        Outbox outbox = application.getBean(Outbox.class);
+        for (int order = 1; order <= 3; order++) {
+            outbox.schedule(new Ping("ping " + order), "order-" + order);
+        }
+        outbox.schedule(new Pong("pong 4"), "order-4");
+        outbox.schedule(new Pong("pong 5"), "order-5");
+        JdbcTemplate database = new JdbcTemplate(application.getBean(DataSource.class));
+        await().atMost(PATIENCE).until(() -> database.queryForObject(
+                "select count(*) from outbox_record where status = 'FAILED'", Integer.class) == 5);
+        String pongType = database.queryForObject(
+                "select event_type from outbox_record where aggregate_id = 'order-4'", String.class);
+
+        browser.get(console + "?limit=2&order=newest");
+        await().atMost(PATIENCE).until(() -> aggregates().equals(List.of("order-5", "order-4")));
+        assertThat(browser.findElement(By.id("filter-order")).getDomProperty("value")).isEqualTo("newest");
+        browser.findElement(By.id("failed-next")).click();
+        await().atMost(PATIENCE).until(() -> aggregates().equals(List.of("order-3", "order-2")));
+        assertThat(browser.getCurrentUrl()).contains("after=");
+        browser.findElement(By.id("failed-next")).click();
+        await().atMost(PATIENCE).until(() -> aggregates().equals(List.of("order-1")));
+        assertThat(browser.findElement(By.id("failed-next")).isEnabled()).as("the last page").isFalse();
+        browser.findElement(By.id("failed-first")).click();
+        await().atMost(PATIENCE).until(() -> aggregates().equals(List.of("order-5", "order-4")));
+
+        WebElement limit = browser.findElement(By.id("filter-limit"));
+        limit.clear();
+        limit.sendKeys("1");
+        browser.findElement(By.id("filter-event-type")).sendKeys(pongType);
+        browser.findElement(By.id("filter-error-contains")).sendKeys("REFUSES");
+        browser.findElement(By.id("filter-apply")).click();
+        await().atMost(PATIENCE).until(() -> aggregates().equals(List.of("order-5")));
+        assertThat(browser.getCurrentUrl()).contains("errorContains=REFUSES", "limit=1");
+        screenshot("failed-records", "failed-filter");
+
+        browser.findElement(By.id("skip-all")).click();
+        await().atMost(PATIENCE).until(() -> browser.findElement(By.id("confirm")).isDisplayed());
+        assertThat(browser.findElement(By.id("confirm-text")).getText()).as("counted in the database, not the page")
+                .contains("2 record(s) will be skipped", "errorContains=REFUSES");
+        screenshot("confirm", "failed-filter");
+        browser.findElement(By.id("confirm-ok")).click();
+
+        await().atMost(PATIENCE).until(() -> database.queryForList(
+                "select status from outbox_record where event_type = ?", String.class, pongType),
+                List.of("SKIPPED", "SKIPPED")::equals);
+        await().atMost(PATIENCE).until(() -> failedRows().isEmpty());
+        assertThat(browser.findElement(By.id("message")).getText()).contains("skip-all: 2 record(s) changed");
+        assertThat(database.queryForList("select status from outbox_record where event_type <> ?", String.class,
+                pongType)).as("outside the filter").containsExactly("FAILED", "FAILED", "FAILED");
+    }
+
+    /** Saves the browser's window as target/console-screenshots/console-{name}.png for docs/images. */
+    private void screenshot(String name, String topElementId) {
+        ((JavascriptExecutor) browser).executeScript("document.getElementById(arguments[0]).scrollIntoView()",
+                topElementId);
+        try {
+            Path directory = Files.createDirectories(Path.of("target", "console-screenshots"));
+            Files.write(directory.resolve("console-" + name + ".png"),
+                    ((TakesScreenshot) browser).getScreenshotAs(OutputType.BYTES));
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    private List<String> aggregates() {
+        return failedRows().stream().map(row -> row.findElements(By.tagName("td")).get(1).getText()).toList();
     }
 
     private List<WebElement> cells() {

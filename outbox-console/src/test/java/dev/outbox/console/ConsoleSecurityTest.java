@@ -73,6 +73,13 @@ class ConsoleSecurityTest {
                     .getStatus()).isEqualTo(403);
             assertThat(perform(mvc, post("/outbox-console/api/records/" + ids.get(0) + "/skip")
                     .header("Authorization", basic("viewer"))).getStatus()).isEqualTo(403);
+            for (String bulk : List.of("retry-all", "skip-all", "delete-all")) {
+                assertThat(perform(mvc, post("/outbox-console/api/" + bulk).header("Authorization", basic("viewer")))
+                        .getStatus()).as(bulk + " without the role").isEqualTo(403);
+            }
+            assertThat(perform(mvc, get("/outbox-console/api/failed-records/count")
+                    .header("Authorization", basic("viewer"))).getStatus()).isEqualTo(403);
+            assertThat(status(database, ids.get(0))).containsExactly("FAILED");
 
             MvcResult page = mvc.perform(get("/outbox-console").header("Authorization", basic("operator")))
                     .andReturn();
@@ -95,6 +102,10 @@ class ConsoleSecurityTest {
                     + "/skip").header("Authorization", basic("operator")).header(header, token).session(session)));
             assertThat(skipped.status()).as(skipped.body()).isEqualTo(200);
             assertThat(skipped.body()).contains("\"records\":1");
+            assertThat(status(database, ids.get(0))).containsExactly("SKIPPED");
+
+            assertThat(perform(mvc, post("/outbox-console/api/delete-all").header("Authorization", basic("operator"))
+                    .session(session)).getStatus()).as("a bulk operation without the CSRF token").isEqualTo(403);
             assertThat(status(database, ids.get(0))).containsExactly("SKIPPED");
         });
     }

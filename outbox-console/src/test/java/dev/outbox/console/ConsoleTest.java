@@ -13,9 +13,12 @@ import dev.outbox.boot.OutboxHandlersAutoConfiguration;
 import dev.outbox.boot.OutboxProcessingAutoConfiguration;
 import dev.outbox.boot.OutboxStoreAutoConfiguration;
 import dev.outbox.boot.OutboxWriteAutoConfiguration;
+import java.sql.Timestamp;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.UUID;
 import java.util.concurrent.atomic.AtomicBoolean;
 import javax.sql.DataSource;
@@ -177,6 +180,95 @@ class ConsoleTest {
     }
 
     @Test
+    void failedRecordsArePagedFromTheDatabaseWithACursorInEitherOrder() {
+        runner.run(context -> {
+            MockMvc mvc = mvc(context);
+            List<String> ids = threeFailedRecords(context, mvc);
+
+            JsonNode first = json(mvc, get("/outbox-console/api/failed-records?limit=2"));
+            assertThat(recordIds(first)).containsExactly(ids.get(0), ids.get(1));
+            assertThat(first.get("order").asString()).isEqualTo("oldest");
+            String cursor = first.get("nextCursor").asString();
+            JsonNode second = json(mvc, get("/outbox-console/api/failed-records?limit=2").param("after", cursor));
+            assertThat(recordIds(second)).as("the second page holds the rest").containsExactly(ids.get(2));
+            assertThat(second.get("nextCursor").isNull()).as("the last page").isTrue();
+            assertThat(second.get("truncated").asBoolean()).isFalse();
+
+            JsonNode newest = json(mvc, get("/outbox-console/api/failed-records?order=newest&limit=2"));
+            assertThat(recordIds(newest)).containsExactly(ids.get(2), ids.get(1));
+            JsonNode older = json(mvc, get("/outbox-console/api/failed-records?order=newest&limit=2")
+                    .param("after", newest.get("nextCursor").asString()));
+            assertThat(recordIds(older)).containsExactly(ids.get(0));
+
+            MockHttpServletResponse badCursor = perform(mvc, get("/outbox-console/api/failed-records?after=x1"));
+            assertThat(badCursor.getStatus()).isEqualTo(400);
+            assertThat(badCursor.getContentAsString()).contains("after");
+            MockHttpServletResponse badOrder = perform(mvc, get("/outbox-console/api/failed-records?order=up"));
+            assertThat(badOrder.getStatus()).isEqualTo(400);
+            assertThat(badOrder.getContentAsString()).contains("order must be 'oldest' or 'newest'");
+        });
+    }
+
+    @Test
+    void theErrorTextAndTheAgeOfTheLastAttemptNarrowTheListAndTheCount() {
+        runner.run(context -> {
+            MockMvc mvc = mvc(context);
+            List<String> ids = threeFailedRecords(context, mvc);
+            JdbcTemplate database = new JdbcTemplate(context.getBean(DataSource.class));
+
+            JsonNode byError = json(mvc, get("/outbox-console/api/failed-records").param("errorContains",
+                    "refuses " + ids.get(1).toUpperCase(Locale.ROOT)));
+            assertThat(recordIds(byError)).as("without regard to case").containsExactly(ids.get(1));
+            assertThat(count(mvc, "?errorContains=DOWNSTREAM")).isEqualTo(3);
+            assertThat(count(mvc, "?errorContains=timeout")).isZero();
+            assertThat(count(mvc, "?aggregateId=order-2")).isEqualTo(1);
+            assertThat(count(mvc, "")).isEqualTo(3);
+
+            database.update("update outbox_record set next_retry_at = ? where id = ?",
+                    Timestamp.from(Instant.now().minus(Duration.ofDays(2))), ids.get(0));
+            JsonNode lastDay = json(mvc, get("/outbox-console/api/failed-records?failedWithin=P1D"));
+            assertThat(recordIds(lastDay)).containsExactly(ids.get(1), ids.get(2));
+            assertThat(count(mvc, "?failedWithin=P1D")).isEqualTo(2);
+            assertThat(count(mvc, "?failedWithin=P7D")).isEqualTo(3);
+            MockHttpServletResponse badAge = perform(mvc,
+                    get("/outbox-console/api/failed-records/count?failedWithin=1h"));
+            assertThat(badAge.getStatus()).isEqualTo(400);
+            assertThat(badAge.getContentAsString()).contains("failedWithin");
+        });
+    }
+
+    @Test
+    void skipAllAndDeleteAllChangeExactlyTheMatchingRecordsInTheDatabase() {
+        runner.withPropertyValues("outbox.console.operations-enabled=true",
+                "outbox.console.allow-operations-without-security=true").run(context -> {
+            MockMvc mvc = mvc(context);
+            List<String> ids = threeFailedRecords(context, mvc);
+            JdbcTemplate database = new JdbcTemplate(context.getBean(DataSource.class));
+            String pingType = all(mvc).get("records").get(0).get("record").get("eventType").asString();
+
+            assertThat(count(mvc, "?eventType=" + pingType)).isEqualTo(2);
+            JsonNode skipped = json(mvc, post("/outbox-console/api/skip-all").param("eventType", pingType));
+            assertThat(skipped.get("action").asString()).isEqualTo("skip-all");
+            assertThat(skipped.get("records").asInt()).isEqualTo(2);
+            assertThat(status(database, ids.get(0))).containsExactly("SKIPPED");
+            assertThat(status(database, ids.get(1))).containsExactly("SKIPPED");
+            assertThat(status(database, ids.get(2))).as("another event type").containsExactly("FAILED");
+
+            MockHttpServletResponse timeBound = perform(mvc, post("/outbox-console/api/delete-all?failedWithin=P1D"));
+            assertThat(timeBound.getStatus()).isEqualTo(400);
+            assertThat(timeBound.getContentAsString()).contains("failedWithin");
+            assertThat(status(database, ids.get(2))).containsExactly("FAILED");
+
+            JsonNode deleted = json(mvc, post("/outbox-console/api/delete-all?errorContains=" + ids.get(2)));
+            assertThat(deleted.get("records").asInt()).isEqualTo(1);
+            assertThat(status(database, ids.get(2))).isEmpty();
+            assertThat(database.queryForList("select status from outbox_record order by aggregate_id", String.class))
+                    .as("only FAILED records are deleted").containsExactly("SKIPPED", "SKIPPED");
+            assertThat(count(mvc, "")).isZero();
+        });
+    }
+
+    @Test
     void operationsAreRefusedByDefaultAndChangeNothing() {
         runner.run(context -> assertOperationsRefused(context, "outbox.console.operations-enabled"));
     }
@@ -265,6 +357,7 @@ class ConsoleTest {
             assertThat(perform(mvc, get("/outbox-console/api/overview")).getStatus()).isEqualTo(404);
             assertThat(perform(mvc, get("/outbox-console/assets/console.js")).getStatus()).isEqualTo(404);
             assertThat(perform(mvc, post("/outbox-console/api/retry-all")).getStatus()).isEqualTo(404);
+            assertThat(perform(mvc, get("/outbox-console/api/failed-records/count")).getStatus()).isEqualTo(404);
         });
     }
 
@@ -280,7 +373,10 @@ class ConsoleTest {
                 post("/outbox-console/api/records/" + ids.get(0) + "/retry"),
                 post("/outbox-console/api/records/" + ids.get(0) + "/skip"),
                 post("/outbox-console/api/records/" + ids.get(0) + "/delete"),
-                post("/outbox-console/api/retry-all"));
+                post("/outbox-console/api/retry-all"),
+                post("/outbox-console/api/skip-all"),
+                post("/outbox-console/api/delete-all?aggregateId=order-1"),
+                post("/outbox-console/api/skip-all?failedWithin=P1D"));
         for (RequestBuilder operation : operations) {
             MockHttpServletResponse refused = perform(mvc, operation);
             assertThat(refused.getStatus()).isEqualTo(403);
@@ -303,6 +399,10 @@ class ConsoleTest {
         listed.get("records").forEach(view -> aggregates.add(view.get("record").get("aggregateId").asString()));
         assertThat(aggregates).containsExactly("order-1", "order-2", "order-3");
         return recordIds(listed);
+    }
+
+    static long count(MockMvc mvc, String query) throws Exception {
+        return json(mvc, get("/outbox-console/api/failed-records/count" + query)).get("count").asLong();
     }
 
     static JsonNode all(MockMvc mvc) throws Exception {

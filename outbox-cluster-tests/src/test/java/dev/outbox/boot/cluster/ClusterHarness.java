@@ -28,14 +28,16 @@ import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.UUID;
 import java.util.concurrent.Callable;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Predicate;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import java.util.stream.Collectors;
-import java.util.stream.IntStream;
 import java.util.stream.Stream;
 import org.awaitility.core.ConditionTimeoutException;
 import org.springframework.jdbc.BadSqlGrammarException;
@@ -364,30 +366,32 @@ final class ClusterHarness implements AutoCloseable {
     }
 
     /**
-     * Inserts one record for the {@link ProjectionWriter} of an aggregate in one of {@code partitions} whose calls on
-     * {@code instanceId} hold their transaction open ({@link ProjectionWriter#heldAggregate}).
-     *
-     * @return the record's id, which the call's log line names
+     * Inserts a record for the {@link ProjectionWriter} in each partition, of aggregates whose first call on
+     * {@code instanceId} holds its transaction open ({@link ProjectionWriter#heldAggregate}): whichever partitions
+     * the instance owns when it comes to them, it holds one.
      */
-    String insertHeldProjectionRecord(String instanceId, Set<Integer> partitions) {
-        String aggregateId = IntStream.iterate(0, n -> n + 1)
-                .mapToObj(n -> ProjectionWriter.heldAggregate(instanceId, n))
-                .filter(aggregate -> partitions.contains(PartitionHasher.partitionOf(aggregate))).findFirst()
-                .orElseThrow();
+    void insertHeldProjectionRecords(String instanceId) {
+        Map<Integer, String> byPartition = new TreeMap<>();
+        for (int n = 0; byPartition.size() < PartitionHasher.PARTITION_COUNT; n++) {
+            String aggregateId = ProjectionWriter.heldAggregate(instanceId, n);
+            byPartition.putIfAbsent(PartitionHasher.partitionOf(aggregateId), aggregateId);
+        }
         try (Connection connection = database.dataSource().getConnection();
                 PreparedStatement insert = connection.prepareStatement(INSERT_RECORD.replace("{now}",
                         dialect == DatabaseDialect.POSTGRESQL ? "now()" : "UTC_TIMESTAMP(6)"))) {
-            String id = addRecord(insert, aggregateId, ProjectionWriter.HANDLER_ID, "{\"round\":0}",
-                    ProjectionWriter.HANDLER_ID);
+            for (String aggregateId : byPartition.values()) {
+                addRecord(insert, aggregateId, ProjectionWriter.HANDLER_ID, "{\"round\":0}",
+                        ProjectionWriter.HANDLER_ID);
+            }
             insert.executeBatch();
-            recordsInserted++;
-            projectionRecordsInserted++;
-            return id;
         } catch (SQLException e) {
-            throw new IllegalStateException("Could not insert the held projection record", e);
+            throw new IllegalStateException("Could not insert the held projection records", e);
         }
+        recordsInserted += byPartition.size();
+        projectionRecordsInserted += byPartition.size();
     }
 
+    /** Adds a record to the batch; returns its id. */
     private static String addRecord(PreparedStatement insert, String aggregateId, String eventType, String payload,
             String handlerId) throws SQLException {
         String id = UUID.randomUUID().toString();
@@ -638,13 +642,15 @@ final class ClusterHarness implements AutoCloseable {
     }
 
     /**
-     * Waits until the node has logged a line containing {@code text} after {@code mark} ({@link #logMark}), looking
+     * Waits until the node has logged a line matching {@code pattern} after {@code mark} ({@link #logMark}), looking
      * every 2 ms at what it logged since the last look, so as to act on the line within milliseconds.
+     *
+     * @return the first match
      */
-    void awaitLogLine(String instanceId, long mark, String text) {
+    Matcher awaitLogLine(String instanceId, long mark, Pattern pattern) {
         long[] readUpTo = {mark};
-        awaitState(instanceId + " logged '" + text + "'", DEADLINE, Duration.ofMillis(2),
-                () -> node(instanceId).loggedSince(readUpTo, text), Boolean::booleanValue);
+        return awaitState(instanceId + " logged " + pattern, DEADLINE, Duration.ofMillis(2),
+                () -> node(instanceId).loggedSince(readUpTo, pattern), Optional::isPresent).orElseThrow();
     }
 
     long logLinesContaining(String instanceId, String text) {

@@ -11,9 +11,12 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
  * A {@link ClusterNodeApplication} running as a JVM of its own, its output going to a log file. Signals go to the JVM's
@@ -167,14 +170,14 @@ final class ClusterNode {
     }
 
     /**
-     * Whether a whole line the node logged after {@code mark[0]} (a size of its log) contains {@code text}; moves
-     * the mark past the whole lines read, so that each poll reads only what is new.
+     * The first match of {@code pattern} in the whole lines the node logged after {@code mark[0]} (a size of its
+     * log); moves the mark past the whole lines read, so that each poll reads only what is new.
      */
-    boolean loggedSince(long[] mark, String text) {
+    Optional<Matcher> loggedSince(long[] mark, Pattern pattern) {
         try (FileChannel channel = FileChannel.open(log, StandardOpenOption.READ)) {
             long size = channel.size();
             if (size <= mark[0]) {
-                return false;
+                return Optional.empty();
             }
             ByteBuffer buffer = ByteBuffer.allocate(Math.toIntExact(size - mark[0]));
             while (buffer.hasRemaining() && channel.read(buffer, mark[0] + buffer.position()) >= 0) {
@@ -185,7 +188,8 @@ final class ClusterNode {
                 wholeLines--;
             }
             mark[0] += wholeLines;
-            return new String(buffer.array(), 0, wholeLines, StandardCharsets.UTF_8).contains(text);
+            Matcher matcher = pattern.matcher(new String(buffer.array(), 0, wholeLines, StandardCharsets.UTF_8));
+            return matcher.find() ? Optional.of(matcher) : Optional.empty();
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }

@@ -209,16 +209,17 @@ class ClusterProcessesTest {
             // Slower handlers: node-3 is then almost surely frozen inside some, which finish after the resume and
             // try to store their outcome under the lost epoch, which the fence must refuse.
             startBalanced(cluster, THREE_NODES, SLOW_HANDLER, PROJECTION);
-            Set<Integer> frozen = cluster.partitionTable().partitionsOf("node-3");
             cluster.projectEveryRecord();
-            cluster.insertRecords(FAULT_AGGREGATES, RECORDS_PER_AGGREGATE / 5);
-            // Node-3 freezes inside a projection transaction, for sure: one that a record in the middle of the
-            // backlog holds open on node-3 (only there) for seconds, once node-3 has logged its call.
+            // Node-3 freezes inside a projection transaction, for sure, and while the others are busy: a fifth into
+            // the backlog, a record in each partition holds its transaction open on node-3 (once, only there) for
+            // seconds; the freeze follows its logged call.
             long logMark = cluster.logMark("node-3");
-            String held = cluster.insertHeldProjectionRecord("node-3", frozen);
+            cluster.insertRecords(FAULT_AGGREGATES, RECORDS_PER_AGGREGATE / 5);
+            cluster.insertHeldProjectionRecords("node-3");
             cluster.insertRecords(FAULT_AGGREGATES, RECORDS_PER_AGGREGATE - RECORDS_PER_AGGREGATE / 5);
-            cluster.awaitLogLine("node-3", logMark, "projection call: record " + held);
+            String held = cluster.awaitLogLine("node-3", logMark, ProjectionWriter.HOLD_LINE).group(1);
 
+            Set<Integer> frozen = cluster.partitionTable().partitionsOf("node-3");
             long stopped = System.nanoTime();
             cluster.sigstop("node-3");
             // Read after the signal: a handler call begun later than this began after the resume.

@@ -4,6 +4,7 @@ import dev.outbox.handler.HandlerRegistration;
 import dev.outbox.handler.RecordMetadata;
 import java.time.Duration;
 import java.util.Objects;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.jspecify.annotations.Nullable;
@@ -23,10 +24,14 @@ final class ProjectionWriter {
     static final String HANDLER_ID = "projection";
 
     /**
-     * How long a call holds its transaction open on the instance an aggregate of {@link #heldAggregate} names: long
-     * enough for a test that sees the call in the log to freeze the instance inside that transaction.
+     * How long the first call of an aggregate of {@link #heldAggregate} holds its transaction open on the instance
+     * the aggregate names: long enough for a test that sees {@link #HOLD_LINE} in the log to freeze the instance
+     * inside that transaction. Once per JVM, so that the held records of the other partitions pass.
      */
     static final Duration HOLD = Duration.ofSeconds(5);
+
+    /** The log line of the held call; group 1 is the record id. */
+    static final Pattern HOLD_LINE = Pattern.compile("projection hold: record (\\S+)");
 
     /** The log line of a call; group 1 is the record id, 2 the epoch, 3 the partition. */
     static final Pattern CALL = Pattern.compile("projection call: record (\\S+) epoch (\\d+) partition (\\d+)");
@@ -41,6 +46,7 @@ final class ProjectionWriter {
     private final JdbcTemplate jdbc;
     private final String instanceId;
     private final Duration pause;
+    private final AtomicBoolean held = new AtomicBoolean();
 
     ProjectionWriter(JdbcTemplate jdbc, String instanceId, Duration pause) {
         this.jdbc = jdbc;
@@ -69,9 +75,11 @@ final class ProjectionWriter {
         log.info("projection call: record {} epoch {} partition {}", record.getId(), record.getEpoch(),
                 record.getPartition());
         // Inside the transaction: a node frozen here is frozen in the middle of it.
-        Duration paused = record.getAggregateId().startsWith(heldPrefix(instanceId)) ? HOLD : pause;
-        if (!paused.isZero()) {
-            Thread.sleep(paused.toMillis());
+        if (record.getAggregateId().startsWith(heldPrefix(instanceId)) && held.compareAndSet(false, true)) {
+            log.info("projection hold: record {} for {}", record.getId(), HOLD);
+            Thread.sleep(HOLD.toMillis());
+        } else if (!pause.isZero()) {
+            Thread.sleep(pause.toMillis());
         }
         Long sequence = Objects.requireNonNull(record.getSequence(), "sequence");
         jdbc.update(COUNT, record.getAggregateId());
