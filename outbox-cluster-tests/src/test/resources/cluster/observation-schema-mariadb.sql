@@ -63,3 +63,8 @@ CREATE TABLE instance_departure (
 CREATE TRIGGER outbox_instance_departure AFTER DELETE ON outbox_instance FOR EACH ROW
     INSERT INTO instance_departure (instance_id, last_heartbeat, removed_by, removed_at)
     VALUES (OLD.instance_id, OLD.last_heartbeat, COALESCE(@outbox_node, CURRENT_USER()), UTC_TIMESTAMP(6));
+
+-- Event types the record processor of nodes started with cluster.failure-switch=true fails, while they are listed.
+CREATE TABLE failing_event_type (
+    event_type VARCHAR(255) PRIMARY KEY
+);

@@ -105,3 +105,8 @@ CREATE TABLE projection_row (
     epoch        BIGINT       NOT NULL,
     partition_no INT          NOT NULL
 );
+
+-- Event types the record processor of nodes started with cluster.failure-switch=true fails, while they are listed.
+CREATE TABLE failing_event_type (
+    event_type VARCHAR(255) PRIMARY KEY
+);

@@ -345,6 +345,27 @@ final class ClusterHarness implements AutoCloseable {
     }
 
     /**
+     * Inserts one record of {@code eventType} for each of {@code aggregates} aggregates named {@code <prefix>-<n>},
+     * addressed like those of {@link #insertRecords}; returns their ids in aggregate order.
+     */
+    List<String> insertRecordsOfType(String eventType, String prefix, int aggregates) {
+        List<String> ids = new ArrayList<>();
+        try (Connection connection = database.dataSource().getConnection();
+                PreparedStatement insert = connection.prepareStatement(INSERT_RECORD.replace("{now}",
+                        dialect == DatabaseDialect.POSTGRESQL ? "now()" : "UTC_TIMESTAMP(6)"))) {
+            for (int aggregate = 0; aggregate < aggregates; aggregate++) {
+                ids.add(addRecord(insert, prefix + "-" + aggregate, eventType, "{\"aggregate\":" + aggregate + "}",
+                        recordHandlerId));
+            }
+            insert.executeBatch();
+        } catch (SQLException e) {
+            throw new IllegalStateException("Could not insert records of " + eventType, e);
+        }
+        recordsInserted += aggregates;
+        return ids;
+    }
+
+    /**
      * Inserts a record for the {@link ProjectionWriter} in each partition, of aggregates whose first call on
      * {@code instanceId} holds its transaction open ({@link ProjectionWriter#heldAggregate}): whichever partitions
      * the instance owns when it comes to them, it holds one.
@@ -370,15 +391,18 @@ final class ClusterHarness implements AutoCloseable {
         projectionRecordsInserted += byPartition.size();
     }
 
-    private static void addRecord(PreparedStatement insert, String aggregateId, String eventType, String payload,
+    /** Adds a record to the batch; returns its id. */
+    private static String addRecord(PreparedStatement insert, String aggregateId, String eventType, String payload,
             String handlerId) throws SQLException {
-        insert.setString(1, UUID.randomUUID().toString());
+        String id = UUID.randomUUID().toString();
+        insert.setString(1, id);
         insert.setString(2, aggregateId);
         insert.setString(3, eventType);
         insert.setString(4, payload);
         insert.setInt(5, PartitionHasher.partitionOf(aggregateId));
         insert.setString(6, handlerId);
         insert.addBatch();
+        return id;
     }
 
     /**

@@ -132,12 +132,15 @@ public class ClusterNodeApplication {
 
     /**
      * {@code cluster.handler-pause} (default none) makes every call take that much longer, like a broker round trip,
-     * so that a scenario can keep records in flight for as long as it needs.
+     * so that a scenario can keep records in flight for as long as it needs. {@code cluster.failure-switch=true}
+     * (default false) makes the record processor fail records of the event types listed in {@code failing_event_type}.
      */
     @Bean
     HandledRecordWriter handledRecordWriter(DataSource dataSource, SqlStatements statements,
-            @Value("${outbox.instance.id}") String instanceId, @Value("${cluster.handler-pause:0ms}") Duration pause) {
-        return new HandledRecordWriter(new JdbcTemplate(dataSource), statements.dialect(), instanceId, pause);
+            @Value("${outbox.instance.id}") String instanceId, @Value("${cluster.handler-pause:0ms}") Duration pause,
+            @Value("${cluster.failure-switch:false}") boolean failureSwitch) {
+        return new HandledRecordWriter(new JdbcTemplate(dataSource), statements.dialect(), instanceId, pause,
+                failureSwitch);
     }
 
     /**

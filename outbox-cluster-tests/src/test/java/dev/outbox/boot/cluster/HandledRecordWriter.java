@@ -12,7 +12,9 @@ import org.springframework.jdbc.core.JdbcTemplate;
 /**
  * The handler of every cluster node: one auto-committed row in {@code handled_record} per call, so the tests can see
  * each delivery (duplicates included), which node made it and under which partition epoch. The record processor of
- * every node, and the body of the typed handlers of {@code cluster.handlers}.
+ * every node, and the body of the typed handlers of {@code cluster.handlers}. With {@code cluster.failure-switch=true}
+ * the record processor fails the records whose event type the test has put in {@code failing_event_type}, for as long
+ * as it stays there.
  */
 final class HandledRecordWriter implements OutboxRecordProcessor {
 
@@ -24,16 +26,24 @@ final class HandledRecordWriter implements OutboxRecordProcessor {
     private final DatabaseDialect dialect;
     private final String instanceId;
     private final Duration pause;
+    /** Whether records of an event type named in {@code failing_event_type} fail (a query per call, so opt-in). */
+    private final boolean failureSwitch;
 
-    HandledRecordWriter(JdbcTemplate jdbc, DatabaseDialect dialect, String instanceId, Duration pause) {
+    HandledRecordWriter(JdbcTemplate jdbc, DatabaseDialect dialect, String instanceId, Duration pause,
+            boolean failureSwitch) {
         this.jdbc = jdbc;
         this.dialect = dialect;
         this.instanceId = instanceId;
         this.pause = pause;
+        this.failureSwitch = failureSwitch;
     }
 
     @Override
     public void process(OutboxRecord record) throws InterruptedException {
+        if (failureSwitch && isFailing(record.getEventType())) {
+            throw new IllegalStateException("event type " + record.getEventType()
+                    + " is listed in failing_event_type: the cluster test makes it fail");
+        }
         handled(record.getId(), record.getAggregateId(), record.getSequence(), record.getEpoch(),
                 record.getPartition());
     }
@@ -42,6 +52,12 @@ final class HandledRecordWriter implements OutboxRecordProcessor {
     void handled(RecordMetadata record) throws InterruptedException {
         handled(record.getId(), record.getAggregateId(), record.getSequence(), record.getEpoch(),
                 record.getPartition());
+    }
+
+    private boolean isFailing(String eventType) {
+        Long listed = jdbc.queryForObject("SELECT COUNT(*) FROM failing_event_type WHERE event_type = ?", Long.class,
+                eventType);
+        return listed != null && listed > 0;
     }
 
     private void handled(String id, String aggregateId, @Nullable Long sequence, long epoch, int partition)
