@@ -23,7 +23,8 @@ export function ownerHue(owner) {
     for (const char of owner) {
         hash = (hash * 31 + char.codePointAt(0)) >>> 0;
     }
-    return hash % 360;
+    // Spread by the golden angle: ids a character apart (node-1, node-2) get hues far apart.
+    return Math.round((hash % 360) * 137.508) % 360;
 }
 
 export function partitionColour(partition, maxPending) {
@@ -33,6 +34,11 @@ export function partitionColour(partition, maxPending) {
     // lighter when empty, darker with more NEW records, on a log scale so a few records still show
     const share = maxPending > 0 ? Math.log1p(partition.pending) / Math.log1p(maxPending) : 0;
     return `hsl(${ownerHue(partition.owner)} 65% ${Math.round(82 - share * 45)}%)`;
+}
+
+/** A FAILED record's attempts: its retry count stays at the retries before the last attempt. */
+export function attempts(record) {
+    return record.retryCount === null || record.retryCount === undefined ? '' : record.retryCount + 1;
 }
 
 export function seconds(value) {
@@ -106,7 +112,7 @@ export function renderFailedRecords(tbody, records, operationsAllowed, actions) 
         return element('tr', { 'data-record-id': record.id ?? '', onclick: () => actions.show(record.id) },
             element('td', {}, record.id ?? ''), element('td', {}, record.aggregateId ?? ''),
             element('td', {}, record.eventType ?? ''), element('td', {}, record.handlerId ?? ''),
-            element('td', {}, record.retryCount ?? ''), element('td', {}, record.createdAt ?? ''),
+            element('td', {}, attempts(record)), element('td', {}, record.createdAt ?? ''),
             element('td', { className: 'error' }, record.lastError ?? ''), element('td', {}, ...buttons));
     }));
 }

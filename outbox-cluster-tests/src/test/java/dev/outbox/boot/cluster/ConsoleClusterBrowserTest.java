@@ -115,8 +115,23 @@ class ConsoleClusterBrowserTest {
         awaitOnPage("both instance rows live", () -> instanceState("node-1").equals("live")
                 && instanceState("node-2").equals("live"));
         screenshot("1-two-owners.png");
-        System.out.printf("cell colours: node-1 %s, node-2 %s%n", cellColour(table.partitionsOf("node-1")),
-                cellColour(table.partitionsOf("node-2")));
+        // No backlog yet: the cells differ by the owner's hue alone, which must tell them apart at a glance.
+        String first = cellColour(table.partitionsOf("node-1"));
+        String second = cellColour(table.partitionsOf("node-2"));
+        assertThat(colourDistance(first, second)).as("distance between node-1's %s and node-2's %s", first, second)
+                .isGreaterThan(60);
+    }
+
+    /** The Euclidean distance of two CSS {@code rgb(r, g, b)} colours. */
+    private static double colourDistance(String first, String second) {
+        int[] a = rgb(first);
+        int[] b = rgb(second);
+        return Math.sqrt(Math.pow(a[0] - b[0], 2) + Math.pow(a[1] - b[1], 2) + Math.pow(a[2] - b[2], 2));
+    }
+
+    private static int[] rgb(String colour) {
+        String[] parts = colour.replaceAll("[^0-9,]", "").split(",");
+        return new int[] {Integer.parseInt(parts[0]), Integer.parseInt(parts[1]), Integer.parseInt(parts[2])};
     }
 
     /** 2 and 3: FAILED records listed; one skipped, a retry by filter completes the others of its event type. */
