@@ -26,9 +26,11 @@ import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.awaitility.core.ConditionFactory;
 import org.openqa.selenium.By;
 import org.openqa.selenium.JavascriptExecutor;
 import org.openqa.selenium.OutputType;
+import org.openqa.selenium.StaleElementReferenceException;
 import org.openqa.selenium.TakesScreenshot;
 import org.openqa.selenium.WebDriver;
 import org.openqa.selenium.WebElement;
@@ -134,41 +136,40 @@ class ConsoleBrowserTest {
         outbox.schedule(new Ping("second"), "order-2");
         browser.get(console);
 
-        await().atMost(PATIENCE).until(() -> cells().size() == 256
+        onPage().until(() -> cells().size() == 256
                 && "node-a".equals(cells().get(17).getDomAttribute("data-owner")));
         assertThat(browser.findElements(By.cssSelector("#instances tbody tr[data-instance-id='node-a']"))).hasSize(1);
-        browser.findElement(By.cssSelector("#partition-grid [data-partition='17']")).click();
-        WebElement detail = browser.findElement(By.id("partition-detail"));
-        assertThat(detail.getDomAttribute("data-partition")).isEqualTo("17");
-        assertThat(detail.findElement(By.cssSelector("[data-field='owner']")).getText()).isEqualTo("node-a");
+        clickOnPage(By.cssSelector("#partition-grid [data-partition='17']"));
+        onPage().until(() -> "17".equals(browser.findElement(By.id("partition-detail")).getDomAttribute(
+                "data-partition")) && "node-a".equals(browser.findElement(By.cssSelector(
+                        "#partition-detail [data-field='owner']")).getText()));
         screenshot("grid", "instances");
 
-        await().atMost(PATIENCE).until(() -> failedRows().size() == 2);
+        onPage().until(() -> failedRows().size() == 2);
         WebElement aggregate = browser.findElement(By.id("filter-aggregate-id"));
         aggregate.sendKeys("order-2");
         browser.findElement(By.id("filter-apply")).click();
-        await().atMost(PATIENCE).until(() -> failedRows().size() == 1);
+        onPage().until(() -> failedRows().size() == 1);
         assertThat(browser.getCurrentUrl()).contains("aggregateId=order-2");
-        String id = failedRows().get(0).getDomAttribute("data-record-id");
-        failedRows().get(0).click();
-        await().atMost(PATIENCE).until(() -> browser.findElement(By.id("record-detail")).isDisplayed());
+        String id = failedRowIds().get(0);
+        clickOnPage(By.cssSelector("#failed-records tbody tr[data-record-id='" + id + "']"));
+        onPage().until(() -> browser.findElement(By.id("record-detail")).isDisplayed());
 
         browser.navigate().refresh();
-        await().atMost(PATIENCE).until(() -> failedRows().size() == 1
-                && id.equals(failedRows().get(0).getDomAttribute("data-record-id")));
+        onPage().until(() -> failedRowIds().equals(List.of(id)));
         assertThat(browser.findElement(By.id("filter-aggregate-id")).getDomProperty("value")).isEqualTo("order-2");
 
         application.getBean(SwitchableProcessor.class).failing.set(false);
         browser.findElement(By.id("retry-all")).click();
-        await().atMost(PATIENCE).until(() -> browser.findElement(By.id("confirm")).isDisplayed());
+        onPage().until(() -> browser.findElement(By.id("confirm")).isDisplayed());
         assertThat(browser.findElement(By.id("confirm-text")).getText())
                 .contains("1 record(s) will be retried", "aggregateId=order-2");
         browser.findElement(By.id("confirm-ok")).click();
 
         JdbcTemplate database = new JdbcTemplate(application.getBean(DataSource.class));
-        await().atMost(PATIENCE).until(() -> database.queryForList(
+        onPage().until(() -> database.queryForList(
                 "select status from outbox_record where id = ?", String.class, id), List.of("COMPLETED")::equals);
-        await().atMost(PATIENCE).until(() -> failedRows().isEmpty());
+        onPage().until(() -> failedRows().isEmpty());
         assertThat(browser.findElement(By.id("message")).getText()).contains("retry-all: 1 record(s) changed");
         assertThat(database.queryForList("select status from outbox_record where aggregate_id = 'order-1'",
                 String.class)).as("outside the filter").containsExactly("FAILED");
@@ -183,22 +184,22 @@ class ConsoleBrowserTest {
         outbox.schedule(new Pong("pong 4"), "order-4");
         outbox.schedule(new Pong("pong 5"), "order-5");
         JdbcTemplate database = new JdbcTemplate(application.getBean(DataSource.class));
-        await().atMost(PATIENCE).until(() -> database.queryForObject(
+        onPage().until(() -> database.queryForObject(
                 "select count(*) from outbox_record where status = 'FAILED'", Integer.class) == 5);
         String pongType = database.queryForObject(
                 "select event_type from outbox_record where aggregate_id = 'order-4'", String.class);
 
         browser.get(console + "?limit=2&order=newest");
-        await().atMost(PATIENCE).until(() -> aggregates().equals(List.of("order-5", "order-4")));
+        onPage().until(() -> aggregates().equals(List.of("order-5", "order-4")));
         assertThat(browser.findElement(By.id("filter-order")).getDomProperty("value")).isEqualTo("newest");
         browser.findElement(By.id("failed-next")).click();
-        await().atMost(PATIENCE).until(() -> aggregates().equals(List.of("order-3", "order-2")));
+        onPage().until(() -> aggregates().equals(List.of("order-3", "order-2")));
         assertThat(browser.getCurrentUrl()).contains("after=");
         browser.findElement(By.id("failed-next")).click();
-        await().atMost(PATIENCE).until(() -> aggregates().equals(List.of("order-1")));
+        onPage().until(() -> aggregates().equals(List.of("order-1")));
         assertThat(browser.findElement(By.id("failed-next")).isEnabled()).as("the last page").isFalse();
         browser.findElement(By.id("failed-first")).click();
-        await().atMost(PATIENCE).until(() -> aggregates().equals(List.of("order-5", "order-4")));
+        onPage().until(() -> aggregates().equals(List.of("order-5", "order-4")));
 
         WebElement limit = browser.findElement(By.id("filter-limit"));
         limit.clear();
@@ -206,21 +207,21 @@ class ConsoleBrowserTest {
         browser.findElement(By.id("filter-event-type")).sendKeys(pongType);
         browser.findElement(By.id("filter-error-contains")).sendKeys("REFUSES");
         browser.findElement(By.id("filter-apply")).click();
-        await().atMost(PATIENCE).until(() -> aggregates().equals(List.of("order-5")));
+        onPage().until(() -> aggregates().equals(List.of("order-5")));
         assertThat(browser.getCurrentUrl()).contains("errorContains=REFUSES", "limit=1");
         screenshot("failed-records", "failed-filter");
 
         browser.findElement(By.id("skip-all")).click();
-        await().atMost(PATIENCE).until(() -> browser.findElement(By.id("confirm")).isDisplayed());
+        onPage().until(() -> browser.findElement(By.id("confirm")).isDisplayed());
         assertThat(browser.findElement(By.id("confirm-text")).getText()).as("counted in the database, not the page")
                 .contains("2 record(s) will be skipped", "errorContains=REFUSES");
         screenshot("confirm", "failed-filter");
         browser.findElement(By.id("confirm-ok")).click();
 
-        await().atMost(PATIENCE).until(() -> database.queryForList(
+        onPage().until(() -> database.queryForList(
                 "select status from outbox_record where event_type = ?", String.class, pongType),
                 List.of("SKIPPED", "SKIPPED")::equals);
-        await().atMost(PATIENCE).until(() -> failedRows().isEmpty());
+        onPage().until(() -> failedRows().isEmpty());
         assertThat(browser.findElement(By.id("message")).getText()).contains("skip-all: 2 record(s) changed");
         assertThat(database.queryForList("select status from outbox_record where event_type <> ?", String.class,
                 pongType)).as("outside the filter").containsExactly("FAILED", "FAILED", "FAILED");
@@ -239,8 +240,19 @@ class ConsoleBrowserTest {
         }
     }
 
+    /** The aggregates of the listed FAILED records, read at once. */
+    @SuppressWarnings("unchecked")
     private List<String> aggregates() {
-        return failedRows().stream().map(row -> row.findElements(By.tagName("td")).get(1).getText()).toList();
+        return (List<String>) ((JavascriptExecutor) browser).executeScript("return Array.from(document"
+                + ".querySelectorAll('#failed-records tbody tr[data-record-id]'))"
+                + ".map(row => row.querySelectorAll('td')[1].textContent);");
+    }
+
+    /** The ids of the listed FAILED records, read at once. */
+    @SuppressWarnings("unchecked")
+    private List<String> failedRowIds() {
+        return (List<String>) ((JavascriptExecutor) browser).executeScript("return Array.from(document"
+                + ".querySelectorAll('#failed-records tbody tr[data-record-id]')).map(row => row.dataset.recordId);");
     }
 
     private List<WebElement> cells() {
@@ -268,5 +280,21 @@ class ConsoleBrowserTest {
             OutboxConsoleAutoConfiguration.class})
     @Import(SwitchableProcessor.class)
     static class BrowserApplication {
+    }
+
+    /**
+     * A wait on the page: it re-renders its rows and cells on every refresh, so an element found a moment ago may be
+     * gone; such a look is simply taken again.
+     */
+    private static ConditionFactory onPage() {
+        return await().atMost(PATIENCE).ignoreException(StaleElementReferenceException.class);
+    }
+
+    /** Clicks the element, finding it again if the page re-rendered it meanwhile. */
+    private void clickOnPage(By target) {
+        onPage().until(() -> {
+            browser.findElement(target).click();
+            return true;
+        });
     }
 }

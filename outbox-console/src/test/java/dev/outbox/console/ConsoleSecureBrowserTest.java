@@ -13,8 +13,10 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.awaitility.core.ConditionFactory;
 import org.openqa.selenium.By;
 import org.openqa.selenium.JavascriptExecutor;
+import org.openqa.selenium.StaleElementReferenceException;
 import org.openqa.selenium.WebDriver;
 import org.openqa.selenium.WebElement;
 import org.springframework.boot.WebApplicationType;
@@ -69,11 +71,11 @@ class ConsoleSecureBrowserTest {
     void aUserWithoutTheRoleIsRefusedAndAnOperatorSkipsARecordWithTheCsrfToken() {
         application.getBean(Outbox.class).schedule(new Ping("first"), "order-1");
         JdbcTemplate database = new JdbcTemplate(application.getBean(DataSource.class));
-        await().atMost(PATIENCE).until(() -> database.queryForList("select status from outbox_record",
+        onPage().until(() -> database.queryForList("select status from outbox_record",
                 String.class), List.of("FAILED")::equals);
 
         signIn("viewer");
-        await().atMost(PATIENCE).until(() -> browser.getPageSource().contains("requires the role OUTBOX_OPERATOR"));
+        onPage().until(() -> browser.getPageSource().contains("requires the role OUTBOX_OPERATOR"));
         Object status = ((JavascriptExecutor) browser).executeAsyncScript(
                 "const done = arguments[arguments.length - 1];"
                         + "fetch('/outbox-console/api/skip-all', { method: 'POST' }).then(r => done(r.status));");
@@ -83,22 +85,22 @@ class ConsoleSecureBrowserTest {
 
         browser.manage().deleteAllCookies();
         signIn("operator");
-        await().atMost(PATIENCE).until(() -> browser.findElements(
+        onPage().until(() -> browser.findElements(
                 By.cssSelector("#failed-records tbody tr[data-record-id]")).size() == 1);
         browser.findElement(By.id("filter-aggregate-id")).sendKeys("order-1");
         browser.findElement(By.id("filter-apply")).click();
         browser.findElement(By.id("skip-all")).click();
-        await().atMost(PATIENCE).until(() -> browser.findElement(By.id("confirm")).isDisplayed());
+        onPage().until(() -> browser.findElement(By.id("confirm")).isDisplayed());
         assertThat(browser.findElement(By.id("confirm-text")).getText()).contains("1 record(s) will be skipped");
         browser.findElement(By.id("confirm-ok")).click();
-        await().atMost(PATIENCE).until(() -> database.queryForList("select status from outbox_record",
+        onPage().until(() -> database.queryForList("select status from outbox_record",
                 String.class), List.of("SKIPPED")::equals);
     }
 
     /** Opens the console, which sends the browser to Spring Security's login form, and signs in there. */
     private void signIn(String user) {
         browser.get(root + "/outbox-console");
-        await().atMost(PATIENCE).until(() -> !browser.findElements(By.name("username")).isEmpty());
+        onPage().until(() -> !browser.findElements(By.name("username")).isEmpty());
         browser.findElement(By.name("username")).sendKeys(user);
         browser.findElement(By.name("password")).sendKeys("secret");
         WebElement form = browser.findElement(By.tagName("form"));
@@ -122,5 +124,13 @@ class ConsoleSecureBrowserTest {
             return http.authorizeHttpRequests(requests -> requests.anyRequest().authenticated())
                     .formLogin(Customizer.withDefaults()).build();
         }
+    }
+
+    /**
+     * A wait on the page: it re-renders its rows and cells on every refresh, so an element found a moment ago may be
+     * gone; such a look is simply taken again.
+     */
+    private static ConditionFactory onPage() {
+        return await().atMost(PATIENCE).ignoreException(StaleElementReferenceException.class);
     }
 }
