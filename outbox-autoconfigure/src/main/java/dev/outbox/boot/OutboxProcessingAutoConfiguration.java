@@ -74,9 +74,10 @@ public class OutboxProcessingAutoConfiguration {
                 OutboxHandlerBeans handlerBeans, ObjectProvider<OutboxListener> listeners,
                 ObjectProvider<OutboxObservation> observation, ObjectProvider<RecordContext> contexts, Clock clock,
                 OutboxProperties properties, Environment environment) {
-            return processor(store, recordTransactions(store, stores.getIfAvailable(), transactionManager,
-                    recordTransactions, properties), handlers, handlerBeans, listeners, observation, contexts, clock, properties,
-                    environment).build();
+            RecordTransactions transactions = recordTransactions(store, stores.getIfAvailable(), transactionManager,
+                    recordTransactions, properties);
+            return processor(store, transactions, handlers, handlerBeans, listeners, observation, contexts, clock,
+                    properties, environment).build();
         }
     }
 

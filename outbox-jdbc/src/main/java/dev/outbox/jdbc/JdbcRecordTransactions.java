@@ -84,7 +84,8 @@ final class JdbcRecordTransactions implements RecordTransactions {
 
     @Override
     public String toString() {
-        return "JdbcRecordTransactions[" + transactions.getTransactionManager()
-                + (idleLimitStatement == null ? "" : ", idle in a transaction at most " + idleLimitMillis + " ms") + "]";
+        String idleLimit = idleLimitStatement == null ? "" : ", idle in a transaction at most " + idleLimitMillis
+                + " ms";
+        return "JdbcRecordTransactions[" + transactions.getTransactionManager() + idleLimit + "]";
     }
 }
