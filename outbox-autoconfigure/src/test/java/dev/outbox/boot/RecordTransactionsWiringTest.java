@@ -60,7 +60,8 @@ class RecordTransactionsWiringTest {
             RecordTransactions own = work -> work.run();
             OutboxProperties properties = context.getBean(OutboxProperties.class);
 
-            assertThat(OutboxAssembly.recordTransactions(applications, stores, transactionManager, null, properties)).isNull();
+            assertThat(OutboxAssembly.recordTransactions(applications, stores, transactionManager, null, properties))
+                    .isNull();
             assertThat(OutboxAssembly.recordTransactions(applications, stores, transactionManager, own, properties))
                     .isSameAs(own);
             assertThat(OutboxAssembly.recordTransactions(stores.records(), stores, transactionManager, own, properties))
