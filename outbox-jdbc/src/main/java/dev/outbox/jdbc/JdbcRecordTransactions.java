@@ -27,6 +27,7 @@ final class JdbcRecordTransactions implements RecordTransactions {
     /** The statement that limits how long the session may idle in the transaction, with its argument; or null. */
     private final @Nullable String idleLimitStatement;
     private final @Nullable String idleLimitMillis;
+    private final JdbcTemplate jdbc;
 
     /**
      * @param idleLimit how long a session may stay idle inside one of these transactions before the server ends it,
@@ -38,6 +39,7 @@ final class JdbcRecordTransactions implements RecordTransactions {
         this.transactions = new TransactionTemplate(Objects.requireNonNull(transactionManager, "transactionManager"));
         this.idleLimitStatement = idleLimit == null ? null : sql.find("recordTransaction.idleLimit").orElse(null);
         this.idleLimitMillis = idleLimit == null ? null : Long.toString(Math.max(1, idleLimit.toMillis()));
+        this.jdbc = new JdbcTemplate(dataSource);
         transactions.setPropagationBehavior(TransactionDefinition.PROPAGATION_REQUIRES_NEW);
         if (sql.dialect().writesLockWhatTheyRead()) {
             // The completions' fences must not hold partition rows until the commit: see writesLockWhatTheyRead.
@@ -77,7 +79,7 @@ final class JdbcRecordTransactions implements RecordTransactions {
                     + "over it)");
         }
         if (idleLimitStatement != null) {
-            new JdbcTemplate(dataSource).queryForObject(idleLimitStatement, String.class, idleLimitMillis);
+            jdbc.queryForObject(idleLimitStatement, String.class, idleLimitMillis);
         }
         work.run();
     }
