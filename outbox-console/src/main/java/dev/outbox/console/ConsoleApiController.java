@@ -6,6 +6,7 @@ import dev.outbox.console.ConsoleOutboxes.Target;
 import dev.outbox.console.ConsoleViews.FailedRecordView;
 import dev.outbox.console.ConsoleViews.OperationsState;
 import dev.outbox.console.ConsoleViews.Overview;
+import dev.outbox.OutboxRecord;
 import dev.outbox.admin.FailedRecordPage;
 import dev.outbox.admin.OutboxAdmin;
 import dev.outbox.spi.FailedRecordOrder;
@@ -13,6 +14,7 @@ import jakarta.servlet.http.HttpServletRequest;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.function.Function;
 import java.util.function.Supplier;
@@ -65,7 +67,8 @@ class ConsoleApiController {
     }
 
     /**
-     * A page of the FAILED records matching the filter, read from the database ({@link OutboxAdmin#failedPage}):
+     * A page of the FAILED records matching the filter, read from the database ({@link OutboxAdmin#failedPage}), with
+     * the NEW records each holds back in its lane ({@link OutboxAdmin#newBehind}; a second query, by primary key):
      * {@code order} {@code oldest} (default) or {@code newest}, {@code after} the {@code nextCursor} of the page
      * before, at most {@code limit} (1 to 1000).
      */
@@ -78,7 +81,9 @@ class ConsoleApiController {
             FailedRecordOrder pageOrder = order(order);
             FailedRecordPage page = target.admin().failedPage(filter.toFilter(clock), pageOrder, blankAsAny(after),
                     limit);
-            List<FailedRecordView> records = ConsoleViews.failedRecords(page.rows(), pageOrder);
+            Map<String, Long> newBehind = target.admin().newBehind(page.records().stream().map(OutboxRecord::getId)
+                    .toList());
+            List<FailedRecordView> records = ConsoleViews.failedRecords(page.rows(), pageOrder, newBehind);
             return ResponseEntity.ok(new FailedRecords(records, limit, page.nextCursor() != null,
                     page.nextCursor(), pageOrder == FailedRecordOrder.NEWEST_FIRST ? "newest" : "oldest"));
         }));

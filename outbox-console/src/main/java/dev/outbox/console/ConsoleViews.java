@@ -85,14 +85,19 @@ final class ConsoleViews {
         return views;
     }
 
-    /** FAILED records and unreadable FAILED rows alike, in the page's order, with payload and headers when read. */
-    static List<FailedRecordView> failedRecords(FetchedRows rows, FailedRecordOrder order) {
+    /**
+     * FAILED records and unreadable FAILED rows alike, in the page's order, with payload and headers when read, and the
+     * NEW records behind each that {@code newBehind} counted.
+     */
+    static List<FailedRecordView> failedRecords(FetchedRows rows, FailedRecordOrder order,
+            Map<String, Long> newBehind) {
         List<FailedRecordView> views = new ArrayList<>();
         for (OutboxRecord record : rows.records()) {
-            views.add(new FailedRecordView(FailedRecord.of(record), record.getPayload(), record.getHeaders()));
+            views.add(new FailedRecordView(FailedRecord.of(record), record.getPayload(), record.getHeaders(),
+                    newBehind.get(record.getId())));
         }
         for (UnreadableRow row : rows.unreadable()) {
-            views.add(new FailedRecordView(FailedRecord.of(row), null, Map.of()));
+            views.add(new FailedRecordView(FailedRecord.of(row), null, Map.of(), null));
         }
         Comparator<Long> bySequence = order == FailedRecordOrder.NEWEST_FIRST ? Comparator.reverseOrder()
                 : Comparator.naturalOrder();
@@ -139,8 +144,14 @@ final class ConsoleViews {
             long pending) {
     }
 
-    /** A FAILED record as the actuator reports it, with what the detail view shows besides. */
-    record FailedRecordView(FailedRecord record, @Nullable String payload, Map<String, String> headers) {
+    /**
+     * A FAILED record as the actuator reports it, with what the detail view shows besides.
+     *
+     * @param newBehind the NEW records of its lane (aggregate and handler) after it, which stop-on-first-failure
+     *         holds back while it is FAILED; null when not counted (an unreadable row, or no longer FAILED)
+     */
+    record FailedRecordView(FailedRecord record, @Nullable String payload, Map<String, String> headers,
+            @Nullable Long newBehind) {
     }
 
     /** Whether the page may offer operations, and if not, why and the property that would allow them. */

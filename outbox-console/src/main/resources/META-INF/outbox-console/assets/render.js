@@ -105,14 +105,15 @@ export function renderPartitionDetail(aside, partition) {
 }
 
 export function renderFailedRecords(tbody, records, operationsAllowed, actions) {
-    tbody.replaceChildren(...records.map(({ record }) => {
+    tbody.replaceChildren(...records.map(({ record, newBehind }) => {
         const buttons = operationsAllowed && record.id ? ['retry', 'skip', 'delete'].map((action) =>
             element('button', { type: 'button', className: 'operation', 'data-action': action,
                 onclick: (event) => { event.stopPropagation(); actions.act(record, action); } }, action)) : [];
         return element('tr', { 'data-record-id': record.id ?? '', onclick: () => actions.show(record.id) },
             element('td', {}, record.id ?? ''), element('td', {}, record.aggregateId ?? ''),
             element('td', {}, record.eventType ?? ''), element('td', {}, record.handlerId ?? ''),
-            element('td', {}, attempts(record)), element('td', {}, record.createdAt ?? ''),
+            element('td', {}, attempts(record)), element('td', { 'data-field': 'new-behind' }, newBehind ?? ''),
+            element('td', {}, record.createdAt ?? ''),
             element('td', { className: 'error' }, record.lastError ?? ''), element('td', {}, ...buttons));
     }));
 }

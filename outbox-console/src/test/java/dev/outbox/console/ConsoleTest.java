@@ -164,6 +164,13 @@ class ConsoleTest {
             assertThat(listed.get("record").get("retryCount").isNull()).isFalse();
             assertThat(listed.get("record").get("lastError").asString()).contains("downstream refuses");
             assertThat(listed.get("payload").asString()).contains("second");
+            assertThat(listed.get("newBehind").asLong()).as("nothing held back yet").isZero();
+            Outbox outbox = context.getBean(Outbox.class);
+            outbox.schedule(new Ping("held back 1"), "order-2");
+            outbox.schedule(new Ping("held back 2"), "order-2");
+            JsonNode holding = json(mvc, get("/outbox-console/api/failed-records?aggregateId=order-2"));
+            assertThat(recordIds(holding)).as("the later records wait NEW behind it").containsExactly(ids.get(1));
+            assertThat(holding.get("records").get(0).get("newBehind").asLong()).isEqualTo(2);
 
             String pongType = all(mvc).get("records").get(2).get("record").get("eventType").asString();
             JsonNode byType = json(mvc, get("/outbox-console/api/failed-records").param("eventType", pongType));

@@ -7,8 +7,10 @@ import dev.outbox.spi.FailedRecordOrder;
 import dev.outbox.spi.FetchedRows;
 import dev.outbox.spi.RecordAdministration;
 import java.time.Clock;
+import java.util.Collection;
 import java.util.List;
 import java.util.LongSummaryStatistics;
+import java.util.Map;
 import java.util.Objects;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -87,6 +89,18 @@ public final class OutboxAdmin {
      */
     public long countFailed(FailedRecordFilter filter) {
         return store.countFailed(checked(filter));
+    }
+
+    /**
+     * How many NEW records wait behind each of the FAILED records {@code recordIds} names, in its lane (its aggregate
+     * and handler): with stop-on-first-failure they wait until it is retried or skipped. At most
+     * {@value #MAX_LIST_SIZE} ids; records that are not FAILED are left out of the answer.
+     *
+     * @since 0.1.0
+     */
+    public Map<String, Long> newBehind(Collection<String> recordIds) {
+        Checks.inRange("recordIds.size()", recordIds.size(), 0, MAX_LIST_SIZE);
+        return recordIds.isEmpty() ? Map.of() : Map.copyOf(store.countNewBehind(List.copyOf(recordIds)));
     }
 
     /** Makes a FAILED record due again with a fresh retry count; false when it was not FAILED. */

@@ -2,7 +2,9 @@ package dev.outbox.spi;
 
 import dev.outbox.OutboxRecord;
 import java.time.Instant;
+import java.util.Collection;
 import java.util.List;
+import java.util.Map;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -79,5 +81,16 @@ public interface RecordAdministration {
      */
     default int deleteAllFailed(FailedRecordFilter filter) {
         throw new UnsupportedOperationException(getClass().getName() + " does not delete FAILED records by filter");
+    }
+
+    /**
+     * For each FAILED record among {@code failedIds}, how many NEW records of its lane (its aggregate and handler)
+     * come after it: with stop-on-first-failure they wait until it is retried or skipped. Ids of records that are not
+     * FAILED are left out of the answer.
+     *
+     * @since 0.1.0
+     */
+    default Map<String, Long> countNewBehind(Collection<String> failedIds) {
+        throw new UnsupportedOperationException(getClass().getName() + " does not count the records behind FAILED ones");
     }
 }

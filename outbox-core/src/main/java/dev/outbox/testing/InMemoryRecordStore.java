@@ -20,7 +20,9 @@ import dev.outbox.spi.RecordTransactions;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Collection;
 import java.util.Comparator;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -185,6 +187,22 @@ public final class InMemoryRecordStore implements RecordStore, OutboxRecordRepos
     @Override
     public synchronized int deleteAllFailed(FailedRecordFilter filter) {
         return (int) failed(filter).stream().filter(r -> records.remove(r.getId()) != null).count();
+    }
+
+    @Override
+    public synchronized Map<String, Long> countNewBehind(Collection<String> failedIds) {
+        Map<String, Long> counts = new HashMap<>();
+        for (String id : failedIds) {
+            OutboxRecord failed = records.get(id);
+            if (failed != null && failed.getStatus() == OutboxRecordStatus.FAILED) {
+                long sequence = Objects.requireNonNull(failed.getSequence(), "sequence of a stored record");
+                counts.put(id, records.values().stream().filter(r -> r.getStatus() == OutboxRecordStatus.NEW
+                        && r.getAggregateId().equals(failed.getAggregateId())
+                        && Objects.equals(r.getHandlerId(), failed.getHandlerId())
+                        && r.getSequence() != null && r.getSequence() > sequence).count());
+            }
+        }
+        return counts;
     }
 
     private List<OutboxRecord> failed(FailedRecordFilter filter) {

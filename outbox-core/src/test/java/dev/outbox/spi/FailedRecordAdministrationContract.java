@@ -1,6 +1,7 @@
 package dev.outbox.spi;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.outbox.OutboxRecord;
 import dev.outbox.OutboxRecordRepository;
@@ -183,6 +184,37 @@ public abstract class FailedRecordAdministrationContract {
         assertThat(status(done)).contains(OutboxRecordStatus.COMPLETED);
         assertThat(status(match2)).contains(OutboxRecordStatus.SKIPPED);
         assertThat(admin().countFailed(FailedRecordFilter.any())).isZero();
+    }
+
+    // ================================================================ what a failure holds back
+
+    @Test
+    public final void aFailedRecordCountsTheNewRecordsOfItsLaneAfterItAndOnlyThose() {
+        save("A", "T", "h1");
+        OutboxRecord failedA = failed(save("A", "T", "h1"), "boom", null);
+        save("A", "T", "h1");
+        save("A", "U", "h1");
+        save("A", "T", "h2");
+        completed(save("A", "T", "h1"));
+        save("B", "T", "h1");
+        OutboxRecord failedB = failed(save("B", "T", "h1"), "boom", null);
+        OutboxRecord failedDefault = failed(save("C", "T", null), "boom", null);
+        save("C", "T", null);
+        OutboxRecord fresh = save("D", "T", "h1");
+        OutboxRecord skipped = failed(save("E", "T", "h1"), "boom", null);
+        save("E", "T", "h1");
+        assertThat(admin().skipAll(FailedRecordFilter.any().withAggregateId("E"))).isEqualTo(1);
+
+        Map<String, Long> behind = admin().newBehind(List.of(failedA.getId(), failedB.getId(),
+                failedDefault.getId(), fresh.getId(), skipped.getId(), "no-such-record"));
+
+        assertThat(behind).as("NEW records after each FAILED one in its aggregate and handler; others left out")
+                .containsOnly(Map.entry(failedA.getId(), 2L), Map.entry(failedB.getId(), 0L),
+                        Map.entry(failedDefault.getId(), 1L));
+        assertThat(admin().newBehind(List.of())).isEmpty();
+        assertThatThrownBy(() -> admin().newBehind(Collections.nCopies(OutboxAdmin.MAX_LIST_SIZE + 1, "x")))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("recordIds.size() must be between 0 and " + OutboxAdmin.MAX_LIST_SIZE);
     }
 
     // ================================================================ helpers

@@ -6,9 +6,13 @@ import dev.outbox.spi.FailedRecordFilter;
 import dev.outbox.spi.FailedRecordOrder;
 import dev.outbox.spi.FetchedRows;
 import java.time.Instant;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.Map;
 import java.util.Objects;
 import org.jspecify.annotations.Nullable;
 import org.springframework.jdbc.core.ResultSetExtractor;
+import org.springframework.jdbc.core.RowCallbackHandler;
 import org.springframework.jdbc.core.namedparam.MapSqlParameterSource;
 import org.springframework.jdbc.core.namedparam.NamedParameterJdbcTemplate;
 
@@ -88,6 +92,19 @@ final class JdbcFailedRecords {
         BoundStatement count = countStatement(filter);
         Long counted = jdbc.queryForObject(count.sql(), count.parameters(), Long.class);
         return counted == null ? 0 : counted;
+    }
+
+    /** The statement of {@link #countNewBehind}, as it runs it. */
+    BoundStatement newBehindStatement(Collection<String> failedIds) {
+        return new BoundStatement(sql.get("admin.countNewBehind"), new MapSqlParameterSource("ids", failedIds));
+    }
+
+    Map<String, Long> countNewBehind(Collection<String> failedIds) {
+        BoundStatement statement = newBehindStatement(failedIds);
+        Map<String, Long> counts = new HashMap<>();
+        jdbc.query(statement.sql(), statement.parameters(),
+                (RowCallbackHandler) rs -> counts.put(rs.getString("id"), rs.getLong("new_behind")));
+        return counts;
     }
 
     int retryAllFailed(FailedRecordFilter filter, Instant now) {

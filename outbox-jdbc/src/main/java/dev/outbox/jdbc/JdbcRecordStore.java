@@ -29,6 +29,7 @@ import java.sql.Types;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Collection;
 import java.util.Collections;
 import java.util.EnumMap;
 import java.util.HashSet;
@@ -272,6 +273,11 @@ public final class JdbcRecordStore implements RecordStore, RecordStatistics, Rec
     @Override
     public long countFailed(FailedRecordFilter filter) {
         return failedRecords.countFailed(filter);
+    }
+
+    @Override
+    public Map<String, Long> countNewBehind(Collection<String> failedIds) {
+        return failedRecords.countNewBehind(failedIds);
     }
 
     @Override
