@@ -268,9 +268,17 @@ class ConsoleTest {
         });
     }
 
+    /** Deleting completed records, besides: then the history's drain rate is unknown rather than zero. */
     @Test
     void operationsAreRefusedByDefaultAndChangeNothing() {
-        runner.run(context -> assertOperationsRefused(context, "outbox.console.operations-enabled"));
+        runner.withPropertyValues("outbox.processing.delete-completed-records=true").run(context -> {
+            assertOperationsRefused(context, "outbox.console.operations-enabled");
+            JsonNode drainRate = await().atMost(PATIENCE).until(() -> json(mvc(context),
+                    get("/outbox-console/api/history")), answer -> answer.get("samples").size() >= 2)
+                    .get("drainRate");
+            assertThat(drainRate.get("completedPerSecond").isNull()).isTrue();
+            assertThat(drainRate.get("unknownBecause").asString()).contains("delete-completed-records");
+        });
     }
 
     @Test
@@ -288,6 +296,9 @@ class ConsoleTest {
             List<String> ids = threeFailedRecords(context, mvc);
             JdbcTemplate database = new JdbcTemplate(context.getBean(DataSource.class));
             context.getBean(SwitchableProcessor.class).failing.set(false);
+            // no page is open: the history is sampled all the same
+            await().atMost(PATIENCE).until(() -> json(mvc, get("/outbox-console/api/history")),
+                    answer -> last(answer.get("samples")).get("failed").asLong() == 3);
 
             assertThat(json(mvc, post("/outbox-console/api/records/" + ids.get(0) + "/skip")).get("records").asInt())
                     .isEqualTo(1);
@@ -305,6 +316,15 @@ class ConsoleTest {
             assertThat(retried.get("action").asString()).isEqualTo("retry-all");
             assertThat(retried.get("records").asInt()).isEqualTo(1);
             await().atMost(PATIENCE).until(() -> status(database, ids.get(2)), List.of("COMPLETED")::equals);
+
+            JsonNode history = await().atMost(PATIENCE).until(() -> json(mvc, get("/outbox-console/api/history")),
+                    answer -> last(answer.get("samples")).get("completed").asLong() == 2);
+            assertThat(history.get("samples").valueStream().map(sample -> sample.get("failed").asLong()))
+                    .as("retained").contains(3L, 0L);
+            assertThat(last(history.get("samples")).get("pending").asLong()).isZero();
+            assertThat(history.get("drainRate").get("completedPerSecond").asDouble()).isPositive();
+            assertThat(history.get("epochChanges").isObject()).isTrue();
+            assertThat(perform(mvc, get("/outbox-console/api/history?outbox=nope")).getStatus()).isEqualTo(404);
 
             MockHttpServletResponse unknown = perform(mvc,
                     post("/outbox-console/api/records/" + ids.get(1) + "/purge"));
@@ -417,6 +437,10 @@ class ConsoleTest {
 
     static List<String> status(JdbcTemplate database, String id) {
         return database.queryForList("select status from outbox_record where id = ?", String.class, id);
+    }
+
+    static JsonNode last(JsonNode array) {
+        return array.get(array.size() - 1);
     }
 
     static MockMvc mvc(AssertableWebApplicationContext context) {
