@@ -31,9 +31,9 @@ import org.springframework.web.bind.annotation.RestController;
 
 /**
  * The console's JSON under {@code {path}/api}. Reads come from the monitor's cached snapshot (or the history kept
- * from its snapshots), except the FAILED records and their count, which are one query per request; operations go through the actuator endpoint's, and so
- * through {@link OutboxAdmin}, and are logged with who asked. Every request names its outbox with
- * {@code ?outbox=name}, or none for the default outbox.
+ * from its snapshots), except the FAILED records and their count, which are one query per request; operations go
+ * through the actuator endpoint's, and so through {@link OutboxAdmin}, and are logged with who asked. Every request
+ * names its outbox with {@code ?outbox=name}, or none for the default outbox.
  */
 @RestController
 @RequestMapping("${outbox.console.path:" + OutboxConsoleProperties.DEFAULT_PATH + "}/api")
