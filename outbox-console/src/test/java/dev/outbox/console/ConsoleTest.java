@@ -268,7 +268,10 @@ class ConsoleTest {
         });
     }
 
-    /** Deleting completed records, besides: then the history's drain rate is unknown rather than zero. */
+    /**
+     * Deleting completed records, besides: then the history's drain rate is unknown rather than zero; and the history's
+     * sampling stops with the context.
+     */
     @Test
     void operationsAreRefusedByDefaultAndChangeNothing() {
         runner.withPropertyValues("outbox.processing.delete-completed-records=true").run(context -> {
@@ -278,6 +281,11 @@ class ConsoleTest {
                     .get("drainRate");
             assertThat(drainRate.get("completedPerSecond").isNull()).isTrue();
             assertThat(drainRate.get("unknownBecause").asString()).contains("delete-completed-records");
+
+            ConsoleHistorySampler sampler = context.getBean(ConsoleHistorySampler.class);
+            assertThat(sampler.isRunning()).isTrue();
+            context.close();
+            assertThat(sampler.isRunning()).as("stopped with the context").isFalse();
         });
     }
 
@@ -355,6 +363,8 @@ class ConsoleTest {
                             .until(() -> json(mvc, get("/outbox-console/api/overview?outbox=billing")),
                                     answer -> answer.get("records").get("failed").asLong() == 1);
                     assertThat(overview.get("outbox").asString()).isEqualTo("billing");
+                    await().atMost(PATIENCE).until(() -> json(mvc, get("/outbox-console/api/history?outbox=billing")),
+                            answer -> last(answer.get("samples")).get("failed").asLong() == 1);
                     assertThat(overview.get("partitions")).hasSize(256);
                     assertThat(json(mvc, get("/outbox-console/api/overview")).get("outboxes").get(0).asString())
                             .isEqualTo("billing");
