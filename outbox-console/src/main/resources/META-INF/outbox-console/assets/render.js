@@ -179,8 +179,9 @@ export function renderBacklogChart(chart, samples) {
     parts.push(svg('line', { class: 'axis', x1: CHART.left, x2: CHART.left, y1: CHART.top, y2: y(0) }));
     for (const minutesAgo of [60, 45, 30, 15, 0]) {
         const at = x(end - minutesAgo * 60 * 1000);
-        parts.push(svg('text', { x: at, y: CHART.height - 8, 'text-anchor': 'middle' },
-            minutesAgo ? `-${minutesAgo} min` : 'now'));
+        // the time axis ends at the newest sample, which is not now when sampling stalls (a database outage)
+        parts.push(svg('text', { x: at, y: CHART.height - 8, 'text-anchor': minutesAgo ? 'middle' : 'end' },
+            minutesAgo ? `-${minutesAgo} min` : 'latest'));
     }
     const middle = CHART.top + plotHeight / 2;
     parts.push(svg('text', { x: 12, y: middle, 'text-anchor': 'middle', transform: `rotate(-90 12 ${middle})` },
