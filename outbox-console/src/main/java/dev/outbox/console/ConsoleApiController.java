@@ -32,10 +32,10 @@ import org.springframework.web.bind.annotation.RequestParam;
 import org.springframework.web.bind.annotation.RestController;
 
 /**
- * The console's JSON under {@code {path}/api}. Reads come from the monitor's cached snapshot, except the FAILED
- * records and their count, which are one query per request; operations go through the actuator endpoint's, and so
- * through {@link OutboxAdmin}, and are logged with who asked. Every request names its outbox with
- * {@code ?outbox=name}, or none for the default outbox.
+ * The console's JSON under {@code {path}/api}. Reads come from the monitor's cached snapshot (or the history kept
+ * from its snapshots), except the FAILED records and their count, which are one query per request; operations go
+ * through the actuator endpoint's, and so through {@link OutboxAdmin}, and are logged with who asked. Every request
+ * names its outbox with {@code ?outbox=name}, or none for the default outbox.
  */
 @RestController
 @RequestMapping("${outbox.console.path:" + OutboxConsoleProperties.DEFAULT_PATH + "}/api")
@@ -64,6 +64,15 @@ class ConsoleApiController {
                     target.monitor().staleTimeout(), access.operations());
             return ResponseEntity.ok(overview);
         });
+    }
+
+    /**
+     * The last hour of record counts (a sample per monitor snapshot), the drain rate and the partitions claimed per
+     * instance, from memory: see {@link ConsoleHistory}.
+     */
+    @GetMapping("/history")
+    ResponseEntity<?> history(@RequestParam(required = false) @Nullable String outbox) {
+        return withOutbox(outbox, target -> ResponseEntity.ok(target.history().history()));
     }
 
     /**

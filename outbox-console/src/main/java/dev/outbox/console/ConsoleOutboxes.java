@@ -31,6 +31,14 @@ public final class ConsoleOutboxes {
         return name == null || name.isEmpty() ? Optional.of(defaultOutbox) : Optional.ofNullable(named.get(name));
     }
 
+    /** The default outbox, then the named ones. */
+    List<Target> all() {
+        List<Target> all = new ArrayList<>();
+        all.add(defaultOutbox);
+        all.addAll(named.values());
+        return all;
+    }
+
     List<String> names() {
         return new ArrayList<>(named.keySet());
     }
@@ -40,7 +48,9 @@ public final class ConsoleOutboxes {
      *
      * @param name null for the default outbox
      * @param endpoint its actuator endpoint: the reports and the operations (through {@link OutboxAdmin})
+     * @param history its last hour, from the monitor's snapshots
      */
-    record Target(@Nullable String name, OutboxMonitor monitor, OutboxAdmin admin, OutboxEndpoint endpoint) {
+    record Target(@Nullable String name, OutboxMonitor monitor, OutboxAdmin admin, OutboxEndpoint endpoint,
+            ConsoleHistory history) {
     }
 }

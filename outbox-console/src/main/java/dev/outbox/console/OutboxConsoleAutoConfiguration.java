@@ -6,6 +6,7 @@ import dev.outbox.boot.NamedOutboxes;
 import dev.outbox.boot.NamedOutboxesAutoConfiguration;
 import dev.outbox.boot.OutboxInstanceIdentity;
 import dev.outbox.boot.OutboxProcessingAutoConfiguration;
+import dev.outbox.boot.OutboxProperties;
 import dev.outbox.boot.OutboxStoreAutoConfiguration;
 import dev.outbox.boot.actuate.OutboxActuatorAutoConfiguration;
 import dev.outbox.boot.actuate.OutboxEndpoint;
@@ -46,20 +47,40 @@ public class OutboxConsoleAutoConfiguration {
     @Bean
     ConsoleOutboxes outboxConsoleOutboxes(OutboxMonitor monitor, OutboxAdmin admin,
             ObjectProvider<OutboxEndpoint> endpoint, ObjectProvider<ClusterCoordinator> coordinator,
-            ObjectProvider<OutboxInstanceIdentity> identity, ObjectProvider<NamedOutboxes> named, Clock clock) {
+            ObjectProvider<OutboxInstanceIdentity> identity, ObjectProvider<NamedOutboxes> named,
+            ObjectProvider<OutboxProperties> properties, Clock clock) {
         ClusterCoordinator cluster = coordinator.getIfAvailable();
         String instanceId = cluster != null ? cluster.instanceId() : identity.getObject().id();
         OutboxEndpoint reports = endpoint.getIfAvailable(
                 () -> new OutboxEndpoint(monitor, cluster, instanceId, admin, clock));
+        // outbox.processing.* applies to the named outboxes too
+        OutboxProperties settings = properties.getIfAvailable();
+        boolean completedDeleted = settings != null && settings.processing().deleteCompletedRecords();
         NamedOutboxes namedOutboxes = named.getIfAvailable();
         List<Target> targets = namedOutboxes == null ? List.of() : namedOutboxes.all().stream()
-                .map(outbox -> namedTarget(outbox, instanceId, clock)).toList();
-        return new ConsoleOutboxes(new Target(null, monitor, admin, reports), targets);
+                .map(outbox -> namedTarget(outbox, instanceId, clock, completedDeleted)).toList();
+        return new ConsoleOutboxes(new Target(null, monitor, admin, reports, history(clock, completedDeleted)),
+                targets);
     }
 
-    private static Target namedTarget(NamedOutbox outbox, String instanceId, Clock clock) {
+    private static Target namedTarget(NamedOutbox outbox, String instanceId, Clock clock, boolean completedDeleted) {
         return new Target(outbox.name(), outbox.monitor(), outbox.admin(), new OutboxEndpoint(outbox.monitor(),
-                outbox.coordinator().orElse(null), instanceId, outbox.admin(), clock));
+                outbox.coordinator().orElse(null), instanceId, outbox.admin(), clock),
+                history(clock, completedDeleted));
+    }
+
+    private static ConsoleHistory history(Clock clock, boolean completedDeleted) {
+        return new ConsoleHistory(clock, ConsoleHistory.MAX_SAMPLES, completedDeleted);
+    }
+
+    /**
+     * Samples each outbox's history at its monitor's refresh interval from startup until the context closes, so that
+     * the chart holds the last hour when a page opens. The monitor refreshes only when asked: this costs its queries
+     * once per interval when nothing else (metrics, health) asks already.
+     */
+    @Bean
+    ConsoleHistorySampler outboxConsoleHistorySampler(ConsoleOutboxes outboxes) {
+        return new ConsoleHistorySampler(outboxes);
     }
 
     /** Spring Security is looked for with the application's class loader, as {@code @ConditionalOnClass} does. */

@@ -1,7 +1,7 @@
 // The page's state: the outbox, the filters and the page's cursor live in the URL, so a reload shows the same view.
 import { get, post } from './api.js';
-import { renderCounts, renderFailedRecords, renderGrid, renderInstances, renderPartitionDetail,
-    renderRecordDetail } from './render.js';
+import { drainRateText, renderBacklogChart, renderCounts, renderFailedRecords, renderGrid, renderInstances,
+    renderPartitionDetail, renderRecordDetail } from './render.js';
 
 /** The overview comes from the monitor's cached snapshot: polling it costs the database nothing. */
 const POLL_MILLIS = 3000;
@@ -58,8 +58,14 @@ function say(text) {
 }
 
 async function refreshOverview() {
-    const overview = await get('overview', { outbox: outbox() });
+    // the history is kept in memory from the monitor's snapshots: reading it costs the database nothing either
+    const [overview, history] = await Promise.all([get('overview', { outbox: outbox() }),
+        get('history', { outbox: outbox() })]);
     state.overview = overview;
+    renderBacklogChart($('backlog-chart'), history.samples);
+    $('drain-rate').textContent = drainRateText(history.drainRate);
+    $('history-samples').textContent = `${history.samples.length}`
+        + (history.samples.length ? ` since ${history.samples[0].time}` : '');
     document.body.classList.toggle('read-only', !overview.operations.allowed);
     $('operations-state').textContent = overview.operations.allowed ? 'operations enabled'
         : `read-only: ${overview.operations.refusal}`;
@@ -69,7 +75,7 @@ async function refreshOverview() {
     freshness.className = overview.stale ? 'stale' : '';
     showOutboxChoice(overview);
     renderCounts($('record-counts'), overview.records);
-    renderInstances($('instances').tBodies[0], overview);
+    renderInstances($('instances').tBodies[0], overview, history.epochChanges);
     renderGrid($('partition-grid'), $('partition-legend'), overview.partitions, state.selectedPartition,
         selectPartition);
     if (state.selectedPartition !== null) {

@@ -50,19 +50,24 @@ export function renderCounts(container, records) {
         element('div', { 'data-status': status }, element('dt', {}, status), element('dd', {}, count))));
 }
 
-export function renderInstances(tbody, overview) {
+/** Partitions an instance claimed in the last hour, from the history; blank until the history is read. */
+function claimsCell(epochChanges, id) {
+    return element('td', { 'data-field': 'epoch-changes' }, epochChanges ? (epochChanges[id] ?? 0) : '');
+}
+
+export function renderInstances(tbody, overview, epochChanges) {
     const rows = overview.instances.map(({ instance, late }) => element('tr',
         { 'data-instance-id': instance.id, 'data-state': late ? 'late' : 'live', className: late ? 'late' : '' },
         element('td', {}, instance.id), element('td', {}, `${instance.hostname}:${instance.port}`),
         element('td', {}, instance.version ?? ''), element('td', {}, (instance.handlerIds ?? ['(any)']).join(', ')),
         element('td', {}, instance.status),
         element('td', {}, seconds(instance.heartbeatAgeSeconds)), element('td', {}, instance.ownedPartitions),
-        element('td', {}, late ? 'late heartbeat' : 'live')));
+        claimsCell(epochChanges, instance.id), element('td', {}, late ? 'late heartbeat' : 'live')));
     const departed = overview.departedOwners.map((owner) => element('tr',
         { 'data-instance-id': owner.id, 'data-state': 'departed', className: 'departed' },
         element('td', {}, owner.id), element('td', {}), element('td', {}), element('td', {}), element('td', {}),
         element('td', {}),
-        element('td', {}, owner.ownedPartitions),
+        element('td', {}, owner.ownedPartitions), claimsCell(epochChanges, owner.id),
         element('td', {}, 'departed (not live; partitions not taken over yet)')));
     tbody.replaceChildren(...rows, ...departed);
 }
@@ -126,4 +131,78 @@ export function renderRecordDetail(aside, view) {
     aside.replaceChildren(element('h3', {}, `Record ${view.record.id ?? ''}`), element('dl', {}, ...fields),
         element('h4', {}, 'Headers'), element('pre', { id: 'record-headers' }, JSON.stringify(view.headers, null, 2)),
         element('h4', {}, 'Payload'), element('pre', { id: 'record-payload' }, view.payload ?? '(not readable)'));
+}
+
+const SVG = 'http://www.w3.org/2000/svg';
+const HOUR_MILLIS = 3600 * 1000;
+/** The chart's box in the SVG's own units (its viewBox), and the plot inside it. */
+const CHART = { width: 640, height: 200, left: 52, right: 12, top: 12, bottom: 26 };
+
+function svg(tag, attributes = {}, text = undefined) {
+    const node = document.createElementNS(SVG, tag);
+    for (const [key, value] of Object.entries(attributes)) {
+        node.setAttribute(key, value);
+    }
+    if (text !== undefined) {
+        node.textContent = String(text);
+    }
+    return node;
+}
+
+/** The smallest of 1, 2 or 5 times a power of ten that is at least the value: a round top for the y axis. */
+export function roundCeiling(value) {
+    if (value <= 1) {
+        return 1;
+    }
+    const power = 10 ** Math.floor(Math.log10(value));
+    return [1, 2, 5, 10].map((step) => step * power).find((candidate) => candidate >= value);
+}
+
+/**
+ * NEW and FAILED records over the hour before the newest sample, as two lines with labelled axes. Each path carries
+ * the number of its points and its last value, for tests and for anyone reading the DOM.
+ */
+export function renderBacklogChart(chart, samples) {
+    const plotWidth = CHART.width - CHART.left - CHART.right;
+    const plotHeight = CHART.height - CHART.top - CHART.bottom;
+    const end = samples.length ? Date.parse(samples[samples.length - 1].time) : Date.now();
+    const start = end - HOUR_MILLIS;
+    const top = roundCeiling(Math.max(0, ...samples.map((sample) => Math.max(sample.pending, sample.failed))));
+    const x = (time) => CHART.left + ((time - start) / HOUR_MILLIS) * plotWidth;
+    const y = (value) => CHART.top + plotHeight * (1 - value / top);
+    const parts = [];
+    for (const value of [0, top / 2, top]) {
+        parts.push(svg('line', { class: value ? 'grid' : 'axis', x1: CHART.left, x2: CHART.left + plotWidth,
+            y1: y(value), y2: y(value) }));
+        parts.push(svg('text', { x: CHART.left - 6, y: y(value) + 4, 'text-anchor': 'end' },
+            Number.isInteger(value) ? value : value.toFixed(1)));
+    }
+    parts.push(svg('line', { class: 'axis', x1: CHART.left, x2: CHART.left, y1: CHART.top, y2: y(0) }));
+    for (const minutesAgo of [60, 45, 30, 15, 0]) {
+        const at = x(end - minutesAgo * 60 * 1000);
+        // the time axis ends at the newest sample, which is not now when sampling stalls (a database outage)
+        parts.push(svg('text', { x: at, y: CHART.height - 8, 'text-anchor': minutesAgo ? 'middle' : 'end' },
+            minutesAgo ? `-${minutesAgo} min` : 'latest'));
+    }
+    const middle = CHART.top + plotHeight / 2;
+    parts.push(svg('text', { x: 12, y: middle, 'text-anchor': 'middle', transform: `rotate(-90 12 ${middle})` },
+        'records'));
+    for (const [series, label, offset] of [['pending', 'NEW', 0], ['failed', 'FAILED', 60]]) {
+        const points = samples.map((sample) => `${x(Date.parse(sample.time)).toFixed(1)} ${y(sample[series])
+            .toFixed(1)}`);
+        const name = series === 'pending' ? 'new' : 'failed';
+        parts.push(svg('path', { class: `series-${name}`, 'data-series': name, 'data-points': points.length,
+            'data-last': samples.length ? samples[samples.length - 1][series] : '',
+            d: points.length ? `M ${points.join(' L ')}` : '' }));
+        parts.push(svg('text', { class: `series-${name}`, x: CHART.left + 8 + offset, y: CHART.top + 10 }, label));
+    }
+    chart.replaceChildren(...parts);
+}
+
+export function drainRateText(drainRate) {
+    if (drainRate.completedPerSecond === null || drainRate.completedPerSecond === undefined) {
+        return `unknown: ${drainRate.unknownBecause}`;
+    }
+    return `${drainRate.completedPerSecond.toFixed(2)} records/s completed, over the last `
+        + `${Math.round(drainRate.overSeconds)} s`;
 }

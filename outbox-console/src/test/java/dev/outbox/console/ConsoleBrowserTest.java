@@ -48,12 +48,12 @@ import org.springframework.context.annotation.Import;
 import org.springframework.jdbc.core.JdbcTemplate;
 
 /**
- * The page in headless Chromium against the application on a real port: the grid, a partition's detail, the FAILED
- * records, a filter that survives a reload, and a retry by filter confirmed in the page that completes the record in
- * the database; paging through FAILED records, and a skip by filter whose dialog shows the count from the database.
- * Screenshots of the main views go to {@code target/console-screenshots/}. Skipped when {@value #CHROMIUM} or
- * {@value #CHROMEDRIVER} is missing, unless {@code OUTBOX_TEST_REQUIRE_BROWSER=true}, which makes their absence a
- * failure.
+ * The page in headless Chromium against the application on a real port: the grid, a partition's detail, the backlog
+ * chart, the FAILED records, a filter that survives a reload, and a retry by filter confirmed in the page that
+ * completes the record in the database; paging through FAILED records, and a skip by filter whose dialog shows the
+ * count from the database. Screenshots of the main views go to {@code target/console-screenshots/}. Skipped when
+ * {@value #CHROMIUM} or {@value #CHROMEDRIVER} is missing, unless {@code OUTBOX_TEST_REQUIRE_BROWSER=true}, which
+ * makes their absence a failure.
  */
 class ConsoleBrowserTest {
 
@@ -146,6 +146,15 @@ class ConsoleBrowserTest {
         screenshot("grid", "instances");
 
         onPage().until(() -> failedRows().size() == 2);
+        // the backlog chart, sampled since startup: a FAILED line of several points that ends at the two
+        By failedLine = By.cssSelector("#backlog-chart path[data-series='failed']");
+        onPage().until(() -> "2".equals(browser.findElement(failedLine).getDomAttribute("data-last"))
+                && Integer.parseInt(browser.findElement(failedLine).getDomAttribute("data-points")) >= 2);
+        assertThat(browser.findElement(failedLine).getDomAttribute("d")).startsWith("M ").contains(" L ");
+        assertThat(browser.findElement(By.id("drain-rate")).getText()).isNotBlank();
+        assertThat(browser.findElement(By.cssSelector(
+                "#instances tr[data-instance-id='node-a'] td[data-field='epoch-changes']")).getText()).matches("\\d+");
+        screenshot("history", "history");
         WebElement aggregate = browser.findElement(By.id("filter-aggregate-id"));
         aggregate.sendKeys("order-2");
         browser.findElement(By.id("filter-apply")).click();

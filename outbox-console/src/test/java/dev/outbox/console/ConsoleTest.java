@@ -275,9 +275,25 @@ class ConsoleTest {
         });
     }
 
+    /**
+     * Deleting completed records, besides: then the history's drain rate is unknown rather than zero; and the history's
+     * sampling stops with the context.
+     */
     @Test
     void operationsAreRefusedByDefaultAndChangeNothing() {
-        runner.run(context -> assertOperationsRefused(context, "outbox.console.operations-enabled"));
+        runner.withPropertyValues("outbox.processing.delete-completed-records=true").run(context -> {
+            assertOperationsRefused(context, "outbox.console.operations-enabled");
+            JsonNode drainRate = await().atMost(PATIENCE).until(() -> json(mvc(context),
+                    get("/outbox-console/api/history")), answer -> answer.get("samples").size() >= 2)
+                    .get("drainRate");
+            assertThat(drainRate.get("completedPerSecond").isNull()).isTrue();
+            assertThat(drainRate.get("unknownBecause").asString()).contains("delete-completed-records");
+
+            ConsoleHistorySampler sampler = context.getBean(ConsoleHistorySampler.class);
+            assertThat(sampler.isRunning()).isTrue();
+            context.close();
+            assertThat(sampler.isRunning()).as("stopped with the context").isFalse();
+        });
     }
 
     @Test
@@ -295,6 +311,9 @@ class ConsoleTest {
             List<String> ids = threeFailedRecords(context, mvc);
             JdbcTemplate database = new JdbcTemplate(context.getBean(DataSource.class));
             context.getBean(SwitchableProcessor.class).failing.set(false);
+            // no page is open: the history is sampled all the same
+            await().atMost(PATIENCE).until(() -> json(mvc, get("/outbox-console/api/history")),
+                    answer -> last(answer.get("samples")).get("failed").asLong() == 3);
 
             assertThat(json(mvc, post("/outbox-console/api/records/" + ids.get(0) + "/skip")).get("records").asInt())
                     .isEqualTo(1);
@@ -312,6 +331,15 @@ class ConsoleTest {
             assertThat(retried.get("action").asString()).isEqualTo("retry-all");
             assertThat(retried.get("records").asInt()).isEqualTo(1);
             await().atMost(PATIENCE).until(() -> status(database, ids.get(2)), List.of("COMPLETED")::equals);
+
+            JsonNode history = await().atMost(PATIENCE).until(() -> json(mvc, get("/outbox-console/api/history")),
+                    answer -> last(answer.get("samples")).get("completed").asLong() == 2);
+            assertThat(history.get("samples").valueStream().map(sample -> sample.get("failed").asLong()))
+                    .as("retained").contains(3L, 0L);
+            assertThat(last(history.get("samples")).get("pending").asLong()).isZero();
+            assertThat(history.get("drainRate").get("completedPerSecond").asDouble()).isPositive();
+            assertThat(history.get("epochChanges").isObject()).isTrue();
+            assertThat(perform(mvc, get("/outbox-console/api/history?outbox=nope")).getStatus()).isEqualTo(404);
 
             MockHttpServletResponse unknown = perform(mvc,
                     post("/outbox-console/api/records/" + ids.get(1) + "/purge"));
@@ -342,6 +370,8 @@ class ConsoleTest {
                             .until(() -> json(mvc, get("/outbox-console/api/overview?outbox=billing")),
                                     answer -> answer.get("records").get("failed").asLong() == 1);
                     assertThat(overview.get("outbox").asString()).isEqualTo("billing");
+                    await().atMost(PATIENCE).until(() -> json(mvc, get("/outbox-console/api/history?outbox=billing")),
+                            answer -> last(answer.get("samples")).get("failed").asLong() == 1);
                     assertThat(overview.get("partitions")).hasSize(256);
                     assertThat(json(mvc, get("/outbox-console/api/overview")).get("outboxes").get(0).asString())
                             .isEqualTo("billing");
@@ -424,6 +454,10 @@ class ConsoleTest {
 
     static List<String> status(JdbcTemplate database, String id) {
         return database.queryForList("select status from outbox_record where id = ?", String.class, id);
+    }
+
+    static JsonNode last(JsonNode array) {
+        return array.get(array.size() - 1);
     }
 
     static MockMvc mvc(AssertableWebApplicationContext context) {
