@@ -44,8 +44,9 @@ import org.openqa.selenium.chrome.ChromeOptions;
  * The operator console of node-1 in headless Chromium, two web node JVMs on PostgreSQL: the grid names both owners as
  * the partition table does, FAILED records show in the list, a retry by filter confirmed in the page completes them
  * and a skip marks one SKIPPED, and node-2 killed with -9 turns late or departed on the page before its partitions
- * show node-1 as their owner. Screenshots go to {@code target/console-screenshots}. Skipped when {@value #CHROMIUM}
- * or {@value #CHROMEDRIVER} is missing, unless {@code OUTBOX_TEST_REQUIRE_BROWSER=true}.
+ * show node-1 as their owner, its claims of the hour counting them. Screenshots go to
+ * {@code target/console-screenshots}. Skipped when {@value #CHROMIUM} or {@value #CHROMEDRIVER} is missing, unless
+ * {@code OUTBOX_TEST_REQUIRE_BROWSER=true}.
  */
 @ExtendWith(NodeLogsOnFailure.class)
 @Timeout(value = 5, unit = TimeUnit.MINUTES)
@@ -202,6 +203,9 @@ class ConsoleClusterBrowserTest {
         assertThat(cluster.partitionTable().epochOf(partition)).as("epoch of partition %d after the takeover",
                 partition).isGreaterThan(before.epochOf(partition));
         awaitOnPage("node-1 live", () -> instanceState("node-1").equals("live"));
+        int takenOver = before.partitionsOf("node-2").size();
+        awaitOnPage("node-1's claims of the last hour counting the " + takenOver + " partitions it took over",
+                () -> claims("node-1") >= takenOver);
         screenshot("4-after-takeover.png");
         System.out.printf("node-2 states seen on the page after kill -9: %s; marked %s after the kill, "
                 + "grid all node-1 %s after it%n", statesSeen, markedAfter, since(killedAt));
@@ -255,6 +259,15 @@ class ConsoleClusterBrowserTest {
         List<String> ids = (List<String>) ((JavascriptExecutor) browser).executeScript("return Array.from(document"
                 + ".querySelectorAll('#failed-records tbody tr[data-record-id]')).map(r => r.dataset.recordId);");
         return new HashSet<>(ids);
+    }
+
+    /** The instance's "Claims (1 h)" cell; -1 while blank or absent. */
+    private long claims(String instanceId) {
+        Object text = ((JavascriptExecutor) browser).executeScript("const cell = document.querySelector("
+                + "`#instances tbody tr[data-instance-id='${arguments[0]}'] [data-field='epoch-changes']`);"
+                + " return cell ? cell.textContent : '';", instanceId);
+        String claims = String.valueOf(text);
+        return claims.matches("\\d+") ? Long.parseLong(claims) : -1;
     }
 
     private String detail(String field) {
