@@ -8,10 +8,12 @@ import dev.outbox.console.ConsoleViews.OperationsState;
 import dev.outbox.console.ConsoleViews.Overview;
 import dev.outbox.admin.FailedRecordPage;
 import dev.outbox.admin.OutboxAdmin;
+import dev.outbox.spi.FailedRecordFilter;
 import dev.outbox.spi.FailedRecordOrder;
 import jakarta.servlet.http.HttpServletRequest;
 import java.time.Clock;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
 import java.util.function.Function;
@@ -84,12 +86,19 @@ class ConsoleApiController {
         }));
     }
 
-    /** How many FAILED records match the filter now, from the database: what a bulk operation would change. */
+    /**
+     * How many FAILED records match the filter now, from the database: what a bulk operation would change. With the
+     * bounds counted with ({@code failedWithin} made instants): a bulk operation given them touches these records,
+     * however long the operator takes to confirm.
+     */
     @GetMapping("/failed-records/count")
     ResponseEntity<?> countFailed(@RequestParam(required = false) @Nullable String outbox,
             @ModelAttribute FilterParameters filter) {
-        return withOutbox(outbox, target -> refusingBadInput(
-                () -> ResponseEntity.ok(new FailedCount(target.admin().countFailed(filter.toFilter(clock))))));
+        return withOutbox(outbox, target -> refusingBadInput(() -> {
+            FailedRecordFilter counted = filter.toFilter(clock);
+            return ResponseEntity.ok(new FailedCount(target.admin().countFailed(counted),
+                    counted.lastAttemptDueFrom(), counted.lastAttemptDueBefore()));
+        }));
     }
 
     /** Retry, skip or delete one record: {@code POST {path}/api/records/{recordId}/{action}}. */
@@ -102,22 +111,29 @@ class ConsoleApiController {
 
     /**
      * Retry, skip or delete every FAILED record matching the filter: {@code POST {path}/api/retry-all},
-     * {@code skip-all} or {@code delete-all}, through the actuator endpoint's {@code actOnAll}. That takes no time
-     * bounds, so a filter with {@code failedWithin} is refused rather than widened.
+     * {@code skip-all} or {@code delete-all}, through the actuator endpoint's {@code actOnAll}, which is given the
+     * time bounds the filter means ({@code failedWithin} from now, or the instants a count answered).
      */
     @PostMapping("/{action:retry-all|skip-all|delete-all}")
     ResponseEntity<?> actOnAll(@RequestParam(required = false) @Nullable String outbox, @PathVariable String action,
             @ModelAttribute FilterParameters filter, HttpServletRequest request) {
         return withOutbox(outbox, target -> operate(request, target, action + " of FAILED records matching "
                 + filter, () -> {
-                    if (blankAsAny(filter.failedWithin()) != null) {
-                        return new WebEndpointResponse<>(new ConsoleError("failedWithin cannot bound a bulk "
-                                + "operation (the actuator endpoint takes no time bounds): clear it", null), 400);
+                    FailedRecordFilter bounded;
+                    try {
+                        bounded = filter.toFilter(clock);
+                    } catch (IllegalArgumentException refused) {
+                        return new WebEndpointResponse<>(new ConsoleError(String.valueOf(refused.getMessage()),
+                                null), 400);
                     }
-                    return target.endpoint().actOnAll(action, blankAsAny(filter.eventType()),
-                            blankAsAny(filter.aggregateId()), blankAsAny(filter.handlerId()),
-                            blankAsAny(filter.errorContains()));
+                    return target.endpoint().actOnAll(action, bounded.eventType(), bounded.aggregateId(),
+                            bounded.handlerId(), bounded.errorContains(), text(bounded.lastAttemptDueFrom()),
+                            text(bounded.lastAttemptDueBefore()));
                 }));
+    }
+
+    private static @Nullable String text(@Nullable Instant instant) {
+        return instant == null ? null : instant.toString();
     }
 
     private ResponseEntity<?> operate(HttpServletRequest request, Target target, String what,
@@ -173,7 +189,11 @@ class ConsoleApiController {
             String order) {
     }
 
-    record FailedCount(long count) {
+    /**
+     * @param lastAttemptDueFrom the lower time bound counted with, if any: pass it to the bulk operation
+     * @param lastAttemptDueBefore the upper one, if any
+     */
+    record FailedCount(long count, @Nullable Instant lastAttemptDueFrom, @Nullable Instant lastAttemptDueBefore) {
     }
 
     /** Why a request was refused; {@code property} names the setting that would allow it, if one would. */

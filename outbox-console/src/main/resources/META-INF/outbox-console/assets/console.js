@@ -103,11 +103,6 @@ async function refreshFailed() {
         + (after ? ' (not the first page)' : '') + (answer.nextCursor ? '; there may be more on the next page' : '');
     $('failed-next').disabled = !answer.nextCursor;
     $('failed-first').disabled = !after;
-    const timeBound = Boolean(criteria().failedWithin);
-    for (const action of Object.keys(BULK)) {
-        $(action).disabled = timeBound;
-    }
-    $('bulk-hint').textContent = timeBound ? 'bulk actions take no time bound: set "Failed" to "at any time"' : '';
     if (state.selectedRecord) {
         showRecord(state.selectedRecord);
     }
@@ -154,21 +149,27 @@ async function act(record, action) {
     await report(post(`records/${encodeURIComponent(record.id)}/${action}`, { outbox: outbox() }));
 }
 
-/** Asks the database how many records the action would change now, and acts only when the operator confirms. */
+/**
+ * Asks the database how many records the action would change now, and acts only when the operator confirms. The
+ * action gets the time bounds the count was taken with, not "failed within" again: an hour's window read at the
+ * confirmation would no longer be the one counted.
+ */
 async function actOnAll(action) {
     const filter = criteria();
     const described = Object.entries(filter).filter(([, value]) => value).map(([key, value]) => `${key}=${value}`);
-    let count;
+    let counted;
     try {
-        count = (await get('failed-records/count', { outbox: outbox(), ...filter })).count;
+        counted = await get('failed-records/count', { outbox: outbox(), ...filter });
     } catch (error) {
         say(`could not count the matching records: ${error.message}`);
         return;
     }
-    const text = `${count} record(s) will be ${BULK[action]}: every FAILED record matching `
-        + `${described.join(', ') || 'no filter (all of them)'}, counted in the database now.`;
+    const since = counted.lastAttemptDueFrom ? ` (last attempt due since ${counted.lastAttemptDueFrom})` : '';
+    const text = `${counted.count} record(s) will be ${BULK[action]}: every FAILED record matching `
+        + `${described.join(', ') || 'no filter (all of them)'}${since}, counted in the database now.`;
     if (await confirmed(text)) {
-        await report(post(action, { outbox: outbox(), ...filter }));
+        await report(post(action, { outbox: outbox(), ...filter, failedWithin: '',
+            lastAttemptDueFrom: counted.lastAttemptDueFrom, lastAttemptDueBefore: counted.lastAttemptDueBefore }));
     }
 }
 
