@@ -10,6 +10,7 @@ import dev.outbox.admin.FailedRecordPage;
 import dev.outbox.admin.OutboxAdmin;
 import dev.outbox.spi.FailedRecordFilter;
 import dev.outbox.spi.FailedRecordOrder;
+import dev.outbox.spi.PartitionRecords;
 import jakarta.servlet.http.HttpServletRequest;
 import java.time.Clock;
 import java.time.Duration;
@@ -33,9 +34,9 @@ import org.springframework.web.bind.annotation.RestController;
 
 /**
  * The console's JSON under {@code {path}/api}. Reads come from the monitor's cached snapshot, except the FAILED
- * records and their count, which are one query per request; operations go through the actuator endpoint's, and so
- * through {@link OutboxAdmin}, and are logged with who asked. Every request names its outbox with
- * {@code ?outbox=name}, or none for the default outbox.
+ * records, their count and a partition's open records, which are one query per request; operations go through the
+ * actuator endpoint's, and so through {@link OutboxAdmin}, and are logged with who asked. Every request names its
+ * outbox with {@code ?outbox=name}, or none for the default outbox.
  */
 @RestController
 @RequestMapping("${outbox.console.path:" + OutboxConsoleProperties.DEFAULT_PATH + "}/api")
@@ -98,6 +99,20 @@ class ConsoleApiController {
             FailedRecordFilter counted = filter.toFilter(clock);
             return ResponseEntity.ok(new FailedCount(target.admin().countFailed(counted),
                     counted.lastAttemptDueFrom(), counted.lastAttemptDueBefore()));
+        }));
+    }
+
+    /**
+     * One partition, {@code 0} to {@code 255}: its owner and epoch from the cached snapshot, and its NEW and FAILED
+     * records counted now in the database ({@link OutboxAdmin#partitionRecords}): one query per request, which the
+     * page sends when a partition is clicked.
+     */
+    @GetMapping("/partitions/{partition}")
+    ResponseEntity<?> partition(@RequestParam(required = false) @Nullable String outbox,
+            @PathVariable String partition) {
+        return withOutbox(outbox, target -> refusingBadInput(() -> {
+            PartitionRecords records = target.admin().partitionRecords(partitionNumber(partition));
+            return ResponseEntity.ok(ConsoleViews.partitionDetail(target.monitor().latest(WAIT), records));
         }));
     }
 
@@ -168,6 +183,15 @@ class ConsoleApiController {
         } catch (IllegalArgumentException refused) {
             return ResponseEntity.badRequest().body(new ConsoleError(String.valueOf(refused.getMessage()), null));
         }
+    }
+
+    /** The number a path names; OutboxAdmin checks its range, naming the same parameter. */
+    private static int partitionNumber(String partition) {
+        if (partition.isEmpty() || partition.length() > 3 || !partition.chars().allMatch(c -> c >= '0' && c <= '9')) {
+            throw new IllegalArgumentException("partition must be a whole number between 0 and 255, not '"
+                    + (partition.length() > 40 ? partition.substring(0, 40) + "…" : partition) + "'");
+        }
+        return Integer.parseInt(partition);
     }
 
     private static FailedRecordOrder order(@Nullable String order) {

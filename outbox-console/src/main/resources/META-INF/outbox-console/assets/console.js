@@ -17,6 +17,9 @@ const state = {
     failed: [],
     nextCursor: null,
     selectedPartition: null,
+    // the clicked partition's records as the database counted them on the click; null until that answer comes
+    partitionDetail: null,
+    detailWanted: false,
     selectedRecord: null,
     // the FAILED records are read again only when the snapshot changed (at most once per monitor refresh)
     failedReadAt: null,
@@ -72,8 +75,12 @@ async function refreshOverview() {
     renderInstances($('instances').tBodies[0], overview);
     renderGrid($('partition-grid'), $('partition-legend'), overview.partitions, state.selectedPartition,
         selectPartition);
-    if (state.selectedPartition !== null) {
-        renderPartitionDetail($('partition-detail'), overview.partitions[state.selectedPartition]);
+    if (state.selectedPartition !== null && state.detailWanted) {
+        state.detailWanted = false; // a partition named in the URL: counted once, as a click would
+        selectPartition(state.selectedPartition);
+    } else if (state.selectedPartition !== null) {
+        renderPartitionDetail($('partition-detail'), overview.partitions[state.selectedPartition],
+            state.partitionDetail);
     }
     const snapshotKey = `${overview.takenAt}/${overview.records.failed}`;
     if (snapshotKey !== state.failedReadAt) {
@@ -115,11 +122,22 @@ function page(after) {
     refreshFailed().catch((error) => say(error.message));
 }
 
-function selectPartition(partition) {
+/** Shows the partition at once from the overview, then its records as the database counts them now. */
+async function selectPartition(partition) {
     state.selectedPartition = partition;
+    state.partitionDetail = null;
     setUrl({ partition });
     renderGrid($('partition-grid'), $('partition-legend'), state.overview.partitions, partition, selectPartition);
-    renderPartitionDetail($('partition-detail'), state.overview.partitions[partition]);
+    renderPartitionDetail($('partition-detail'), state.overview.partitions[partition], null);
+    try {
+        const detail = await get(`partitions/${partition}`, { outbox: outbox() });
+        if (state.selectedPartition === partition) {
+            state.partitionDetail = detail;
+            renderPartitionDetail($('partition-detail'), state.overview.partitions[partition], detail);
+        }
+    } catch (error) {
+        say(`could not count the records of partition ${partition}: ${error.message}`);
+    }
 }
 
 function showRecord(recordId) {
@@ -211,6 +229,7 @@ function bindFilters() {
     $('outbox-select').addEventListener('change', (event) => {
         setUrl({ outbox: event.target.value, partition: '', record: '', after: '' });
         state.selectedPartition = null;
+        state.partitionDetail = null;
         state.selectedRecord = null;
         state.failedReadAt = null;
         $('partition-detail').hidden = true;
@@ -231,6 +250,7 @@ async function poll() {
 const initial = params();
 const partitionInUrl = Number.parseInt(initial.get('partition') ?? '', 10);
 state.selectedPartition = partitionInUrl >= 0 && partitionInUrl < 256 ? partitionInUrl : null;
+state.detailWanted = state.selectedPartition !== null;
 state.selectedRecord = initial.get('record');
 bindFilters();
 poll();

@@ -13,6 +13,7 @@ import dev.outbox.boot.OutboxHandlersAutoConfiguration;
 import dev.outbox.boot.OutboxProcessingAutoConfiguration;
 import dev.outbox.boot.OutboxStoreAutoConfiguration;
 import dev.outbox.boot.OutboxWriteAutoConfiguration;
+import dev.outbox.partition.PartitionHasher;
 import java.sql.Timestamp;
 import java.time.Duration;
 import java.time.Instant;
@@ -176,6 +177,41 @@ class ConsoleTest {
             MockHttpServletResponse badLimit = perform(mvc, get("/outbox-console/api/failed-records?limit=0"));
             assertThat(badLimit.getStatus()).isEqualTo(400);
             assertThat(badLimit.getContentAsString()).contains("limit");
+        });
+    }
+
+    @Test
+    void aPartitionsDetailCountsItsRecordsInTheDatabase() {
+        runner.run(context -> {
+            MockMvc mvc = mvc(context);
+            threeFailedRecords(context, mvc);
+            int partition = PartitionHasher.partitionOf("order-2");
+            long failedThere = List.of("order-1", "order-2", "order-3").stream()
+                    .filter(aggregate -> PartitionHasher.partitionOf(aggregate) == partition).count();
+            String created = all(mvc).get("records").get(1).get("record").get("createdAt").asString();
+
+            JsonNode detail = await().atMost(PATIENCE).until(
+                    () -> json(mvc, get("/outbox-console/api/partitions/" + partition)),
+                    answer -> answer.get("owner").toString().equals("\"node-a\""));
+
+            assertThat(detail.get("partition").asInt()).isEqualTo(partition);
+            assertThat(detail.get("ownerLive").asBoolean()).isTrue();
+            assertThat(detail.get("epoch").asLong()).isPositive();
+            assertThat(detail.get("failed").asLong()).isEqualTo(failedThere);
+            assertThat(detail.get("newRecords").asLong()).isZero();
+            assertThat(detail.get("notYetDue").asLong()).isZero();
+            assertThat(detail.get("oldestNewCreatedAt").isNull()).isTrue();
+            if (failedThere == 1) {
+                assertThat(Instant.parse(detail.get("oldestFailedCreatedAt").asString()))
+                        .isEqualTo(Instant.parse(created));
+            }
+            assertThat(detail.get("oldestFailedAgeSeconds").asDouble()).isPositive();
+            for (String bad : List.of("256", "-1", "x", "1000")) {
+                MockHttpServletResponse refused = perform(mvc, get("/outbox-console/api/partitions/" + bad));
+                assertThat(refused.getStatus()).as(bad).isEqualTo(400);
+                assertThat(JSON.readTree(refused.getContentAsString()).get("error").asString())
+                        .startsWith("partition must be");
+            }
         });
     }
 
