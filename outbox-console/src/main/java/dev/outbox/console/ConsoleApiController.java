@@ -9,10 +9,13 @@ import dev.outbox.console.ConsoleViews.Overview;
 import dev.outbox.OutboxRecord;
 import dev.outbox.admin.FailedRecordPage;
 import dev.outbox.admin.OutboxAdmin;
+import dev.outbox.spi.FailedRecordFilter;
 import dev.outbox.spi.FailedRecordOrder;
+import dev.outbox.spi.PartitionRecords;
 import jakarta.servlet.http.HttpServletRequest;
 import java.time.Clock;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -33,9 +36,9 @@ import org.springframework.web.bind.annotation.RestController;
 
 /**
  * The console's JSON under {@code {path}/api}. Reads come from the monitor's cached snapshot (or the history kept
- * from its snapshots), except the FAILED records and their count, which are one query per request; operations go
- * through the actuator endpoint's, and so through {@link OutboxAdmin}, and are logged with who asked. Every request
- * names its outbox with {@code ?outbox=name}, or none for the default outbox.
+ * from its snapshots), except the FAILED records, their count and a partition's open records, which are read from the
+ * database per request; operations go through the actuator endpoint's, and so through {@link OutboxAdmin}, and are
+ * logged with who asked. Every request names its outbox with {@code ?outbox=name}, or none for the default outbox.
  */
 @RestController
 @RequestMapping("${outbox.console.path:" + OutboxConsoleProperties.DEFAULT_PATH + "}/api")
@@ -98,12 +101,33 @@ class ConsoleApiController {
         }));
     }
 
-    /** How many FAILED records match the filter now, from the database: what a bulk operation would change. */
+    /**
+     * How many FAILED records match the filter now, from the database: what a bulk operation would change. With the
+     * bounds counted with ({@code failedWithin} made instants): a bulk operation given them touches these records,
+     * however long the operator takes to confirm.
+     */
     @GetMapping("/failed-records/count")
     ResponseEntity<?> countFailed(@RequestParam(required = false) @Nullable String outbox,
             @ModelAttribute FilterParameters filter) {
-        return withOutbox(outbox, target -> refusingBadInput(
-                () -> ResponseEntity.ok(new FailedCount(target.admin().countFailed(filter.toFilter(clock))))));
+        return withOutbox(outbox, target -> refusingBadInput(() -> {
+            FailedRecordFilter counted = filter.toFilter(clock);
+            return ResponseEntity.ok(new FailedCount(target.admin().countFailed(counted),
+                    counted.lastAttemptDueFrom(), counted.lastAttemptDueBefore()));
+        }));
+    }
+
+    /**
+     * One partition, {@code 0} to {@code 255}: its owner and epoch from the cached snapshot, and its NEW and FAILED
+     * records counted now in the database ({@link OutboxAdmin#partitionRecords}): one query per request, which the
+     * page sends when a partition is clicked.
+     */
+    @GetMapping("/partitions/{partition}")
+    ResponseEntity<?> partition(@RequestParam(required = false) @Nullable String outbox,
+            @PathVariable String partition) {
+        return withOutbox(outbox, target -> refusingBadInput(() -> {
+            PartitionRecords records = target.admin().partitionRecords(partitionNumber(partition));
+            return ResponseEntity.ok(ConsoleViews.partitionDetail(target.monitor().latest(WAIT), records));
+        }));
     }
 
     /** Retry, skip or delete one record: {@code POST {path}/api/records/{recordId}/{action}}. */
@@ -116,22 +140,29 @@ class ConsoleApiController {
 
     /**
      * Retry, skip or delete every FAILED record matching the filter: {@code POST {path}/api/retry-all},
-     * {@code skip-all} or {@code delete-all}, through the actuator endpoint's {@code actOnAll}. That takes no time
-     * bounds, so a filter with {@code failedWithin} is refused rather than widened.
+     * {@code skip-all} or {@code delete-all}, through the actuator endpoint's {@code actOnAll}, which is given the
+     * time bounds the filter means ({@code failedWithin} from now, or the instants a count answered).
      */
     @PostMapping("/{action:retry-all|skip-all|delete-all}")
     ResponseEntity<?> actOnAll(@RequestParam(required = false) @Nullable String outbox, @PathVariable String action,
             @ModelAttribute FilterParameters filter, HttpServletRequest request) {
         return withOutbox(outbox, target -> operate(request, target, action + " of FAILED records matching "
                 + filter, () -> {
-                    if (blankAsAny(filter.failedWithin()) != null) {
-                        return new WebEndpointResponse<>(new ConsoleError("failedWithin cannot bound a bulk "
-                                + "operation (the actuator endpoint takes no time bounds): clear it", null), 400);
+                    FailedRecordFilter bounded;
+                    try {
+                        bounded = filter.toFilter(clock);
+                    } catch (IllegalArgumentException refused) {
+                        return new WebEndpointResponse<>(new ConsoleError(String.valueOf(refused.getMessage()),
+                                null), 400);
                     }
-                    return target.endpoint().actOnAll(action, blankAsAny(filter.eventType()),
-                            blankAsAny(filter.aggregateId()), blankAsAny(filter.handlerId()),
-                            blankAsAny(filter.errorContains()));
+                    return target.endpoint().actOnAll(action, bounded.eventType(), bounded.aggregateId(),
+                            bounded.handlerId(), bounded.errorContains(), text(bounded.lastAttemptDueFrom()),
+                            text(bounded.lastAttemptDueBefore()));
                 }));
+    }
+
+    private static @Nullable String text(@Nullable Instant instant) {
+        return instant == null ? null : instant.toString();
     }
 
     private ResponseEntity<?> operate(HttpServletRequest request, Target target, String what,
@@ -168,6 +199,15 @@ class ConsoleApiController {
         }
     }
 
+    /** The number a path names; OutboxAdmin checks its range, naming the same parameter. */
+    private static int partitionNumber(String partition) {
+        if (partition.isEmpty() || partition.length() > 3 || !partition.chars().allMatch(c -> c >= '0' && c <= '9')) {
+            throw new IllegalArgumentException("partition must be a whole number between 0 and 255, not '"
+                    + (partition.length() > 40 ? partition.substring(0, 40) + "…" : partition) + "'");
+        }
+        return Integer.parseInt(partition);
+    }
+
     private static FailedRecordOrder order(@Nullable String order) {
         if (order == null || order.isEmpty() || order.equals("oldest")) {
             return FailedRecordOrder.OLDEST_FIRST;
@@ -187,7 +227,11 @@ class ConsoleApiController {
             String order) {
     }
 
-    record FailedCount(long count) {
+    /**
+     * @param lastAttemptDueFrom the lower time bound counted with, if any: pass it to the bulk operation
+     * @param lastAttemptDueBefore the upper one, if any
+     */
+    record FailedCount(long count, @Nullable Instant lastAttemptDueFrom, @Nullable Instant lastAttemptDueBefore) {
     }
 
     /** Why a request was refused; {@code property} names the setting that would allow it, if one would. */

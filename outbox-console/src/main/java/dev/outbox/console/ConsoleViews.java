@@ -11,6 +11,7 @@ import dev.outbox.partition.PartitionHasher;
 import dev.outbox.spi.FailedRecordOrder;
 import dev.outbox.spi.FetchedRows;
 import dev.outbox.spi.InstanceState;
+import dev.outbox.spi.PartitionRecords;
 import dev.outbox.spi.PartitionState;
 import dev.outbox.spi.UnreadableRow;
 import java.time.Duration;
@@ -29,8 +30,8 @@ import java.util.function.IntToLongFunction;
 import org.jspecify.annotations.Nullable;
 
 /**
- * What the page shows, built from the monitor's cached snapshot (no query of its own) and the actuator endpoint's
- * views of instances and FAILED records.
+ * What the page shows, built from the monitor's cached snapshot (no query of its own), the actuator endpoint's views
+ * of instances and FAILED records, and a partition's records as OutboxAdmin counted them.
  */
 final class ConsoleViews {
 
@@ -83,6 +84,24 @@ final class ConsoleViews {
                     state == null ? null : state.epoch(), pending.applyAsLong(partition)));
         }
         return views;
+    }
+
+    /** A partition's detail: owner and epoch as the snapshot has them, its open records as just counted. */
+    static PartitionDetail partitionDetail(LatestReading.Reading<OutboxSnapshot> reading, PartitionRecords records) {
+        OutboxSnapshot snapshot = reading.value();
+        PartitionState state = snapshot == null ? null : snapshot.partitions().stream()
+                .filter(candidate -> candidate.partition() == records.partition()).findFirst().orElse(null);
+        String owner = state == null ? null : state.owner();
+        boolean ownerLive = owner != null && snapshot != null && snapshot.liveInstances().stream()
+                .anyMatch(instance -> instance.instanceId().equals(owner));
+        return new PartitionDetail(records.partition(), owner, ownerLive, state == null ? null : state.epoch(),
+                records.readAt(), records.newRecords(), records.notYetDue(), records.deferred(), records.failed(),
+                records.oldestNewCreatedAt(), age(records.readAt(), records.oldestNewCreatedAt()),
+                records.oldestFailedCreatedAt(), age(records.readAt(), records.oldestFailedCreatedAt()));
+    }
+
+    private static @Nullable Double age(Instant readAt, @Nullable Instant createdAt) {
+        return createdAt == null ? null : seconds(Duration.between(createdAt, readAt));
     }
 
     /**
@@ -142,6 +161,20 @@ final class ConsoleViews {
      */
     record PartitionView(int partition, @Nullable String owner, boolean ownerLive, @Nullable Long epoch,
             long pending) {
+    }
+
+    /**
+     * A clicked partition.
+     *
+     * @param countedAt when its records were counted (the time {@code notYetDue} and the ages are judged by)
+     * @param notYetDue NEW records whose next attempt is after {@code countedAt}: a retry's back-off, a delayed
+     *     delivery, or a deferral
+     * @param deferred NEW records an instance without their handler put off and no attempt has run for since
+     */
+    record PartitionDetail(int partition, @Nullable String owner, boolean ownerLive, @Nullable Long epoch,
+            Instant countedAt, long newRecords, long notYetDue, long deferred, long failed,
+            @Nullable Instant oldestNewCreatedAt, @Nullable Double oldestNewAgeSeconds,
+            @Nullable Instant oldestFailedCreatedAt, @Nullable Double oldestFailedAgeSeconds) {
     }
 
     /**

@@ -3,6 +3,7 @@ package dev.outbox.console;
 import dev.outbox.spi.FailedRecordFilter;
 import java.time.Clock;
 import java.time.Duration;
+import java.time.Instant;
 import java.time.format.DateTimeParseException;
 import org.jspecify.annotations.Nullable;
 
@@ -12,18 +13,31 @@ import org.jspecify.annotations.Nullable;
  * @param errorContains text the last error contains, without regard to case
  * @param failedWithin an ISO-8601 duration such as {@code PT1H} or {@code P1D}: the last attempt fell due within it
  *         before now ({@link FailedRecordFilter#lastAttemptDueBetween})
+ * @param lastAttemptDueFrom an ISO-8601 instant: the last attempt fell due at or after it; what a count answered for
+ *         {@code failedWithin}, so that the bulk operation confirmed touches the records counted, not a later window
+ * @param lastAttemptDueBefore an ISO-8601 instant: the last attempt fell due before it
  */
 record FilterParameters(@Nullable String handlerId, @Nullable String eventType, @Nullable String aggregateId,
-        @Nullable String errorContains, @Nullable String failedWithin) {
+        @Nullable String errorContains, @Nullable String failedWithin, @Nullable String lastAttemptDueFrom,
+        @Nullable String lastAttemptDueBefore) {
 
-    /** The filter at {@code clock}'s now; a {@code failedWithin} that is no positive duration is refused. */
+    /**
+     * The filter at {@code clock}'s now; a {@code failedWithin} that is no positive duration, a bound that is no
+     * instant, or {@code failedWithin} with {@code lastAttemptDueFrom} (two lower bounds) is refused.
+     */
     FailedRecordFilter toFilter(Clock clock) {
         FailedRecordFilter filter = FailedRecordFilter.any().withHandlerId(blankAsAny(handlerId))
                 .withEventType(blankAsAny(eventType)).withAggregateId(blankAsAny(aggregateId))
                 .withErrorContaining(blankAsAny(errorContains));
+        Instant from = instant("lastAttemptDueFrom", lastAttemptDueFrom);
+        Instant before = instant("lastAttemptDueBefore", lastAttemptDueBefore);
         String within = blankAsAny(failedWithin);
         if (within == null) {
-            return filter;
+            return filter.lastAttemptDueBetween(from, before);
+        }
+        if (from != null) {
+            throw new IllegalArgumentException("failedWithin and lastAttemptDueFrom both bound the last attempt from "
+                    + "below: give one of them");
         }
         Duration age;
         try {
@@ -35,7 +49,20 @@ record FilterParameters(@Nullable String handlerId, @Nullable String eventType, 
         if (age.isNegative() || age.isZero()) {
             throw new IllegalArgumentException("failedWithin must be positive, not " + within);
         }
-        return filter.lastAttemptDueBetween(clock.instant().minus(age), null);
+        return filter.lastAttemptDueBetween(clock.instant().minus(age), before);
+    }
+
+    private static @Nullable Instant instant(String parameter, @Nullable String value) {
+        String given = blankAsAny(value);
+        if (given == null) {
+            return null;
+        }
+        try {
+            return Instant.parse(given.strip());
+        } catch (DateTimeParseException e) {
+            throw new IllegalArgumentException(parameter + " must be an ISO-8601 instant such as 2026-01-31T12:00:00Z, "
+                    + "not '" + (given.length() > 40 ? given.substring(0, 40) + "…" : given) + "'");
+        }
     }
 
     static @Nullable String blankAsAny(@Nullable String value) {
@@ -50,6 +77,8 @@ record FilterParameters(@Nullable String handlerId, @Nullable String eventType, 
         append(text, "aggregateId", aggregateId);
         append(text, "errorContains", errorContains);
         append(text, "failedWithin", failedWithin);
+        append(text, "lastAttemptDueFrom", lastAttemptDueFrom);
+        append(text, "lastAttemptDueBefore", lastAttemptDueBefore);
         return text.isEmpty() ? "no filter" : text.toString();
     }
 

@@ -17,6 +17,9 @@ const state = {
     failed: [],
     nextCursor: null,
     selectedPartition: null,
+    // the clicked partition's records as the database counted them on the click; null until that answer comes
+    partitionDetail: null,
+    detailWanted: false,
     selectedRecord: null,
     // the FAILED records are read again only when the snapshot changed (at most once per monitor refresh)
     failedReadAt: null,
@@ -78,8 +81,12 @@ async function refreshOverview() {
     renderInstances($('instances').tBodies[0], overview, history.epochChanges);
     renderGrid($('partition-grid'), $('partition-legend'), overview.partitions, state.selectedPartition,
         selectPartition);
-    if (state.selectedPartition !== null) {
-        renderPartitionDetail($('partition-detail'), overview.partitions[state.selectedPartition]);
+    if (state.selectedPartition !== null && state.detailWanted) {
+        state.detailWanted = false; // a partition named in the URL: counted once, as a click would
+        selectPartition(state.selectedPartition);
+    } else if (state.selectedPartition !== null) {
+        renderPartitionDetail($('partition-detail'), overview.partitions[state.selectedPartition],
+            state.partitionDetail);
     }
     const snapshotKey = `${overview.takenAt}/${overview.records.failed}`;
     if (snapshotKey !== state.failedReadAt) {
@@ -109,11 +116,6 @@ async function refreshFailed() {
         + (after ? ' (not the first page)' : '') + (answer.nextCursor ? '; there may be more on the next page' : '');
     $('failed-next').disabled = !answer.nextCursor;
     $('failed-first').disabled = !after;
-    const timeBound = Boolean(criteria().failedWithin);
-    for (const action of Object.keys(BULK)) {
-        $(action).disabled = timeBound;
-    }
-    $('bulk-hint').textContent = timeBound ? 'bulk actions take no time bound: set "Failed" to "at any time"' : '';
     if (state.selectedRecord) {
         showRecord(state.selectedRecord);
     }
@@ -126,11 +128,22 @@ function page(after) {
     refreshFailed().catch((error) => say(error.message));
 }
 
-function selectPartition(partition) {
+/** Shows the partition at once from the overview, then its records as the database counts them now. */
+async function selectPartition(partition) {
     state.selectedPartition = partition;
+    state.partitionDetail = null;
     setUrl({ partition });
     renderGrid($('partition-grid'), $('partition-legend'), state.overview.partitions, partition, selectPartition);
-    renderPartitionDetail($('partition-detail'), state.overview.partitions[partition]);
+    renderPartitionDetail($('partition-detail'), state.overview.partitions[partition], null);
+    try {
+        const detail = await get(`partitions/${partition}`, { outbox: outbox() });
+        if (state.selectedPartition === partition) {
+            state.partitionDetail = detail;
+            renderPartitionDetail($('partition-detail'), state.overview.partitions[partition], detail);
+        }
+    } catch (error) {
+        say(`could not count the records of partition ${partition}: ${error.message}`);
+    }
 }
 
 function showRecord(recordId) {
@@ -160,21 +173,27 @@ async function act(record, action) {
     await report(post(`records/${encodeURIComponent(record.id)}/${action}`, { outbox: outbox() }));
 }
 
-/** Asks the database how many records the action would change now, and acts only when the operator confirms. */
+/**
+ * Asks the database how many records the action would change now, and acts only when the operator confirms. The
+ * action gets the time bounds the count was taken with, not "failed within" again: an hour's window read at the
+ * confirmation would no longer be the one counted.
+ */
 async function actOnAll(action) {
     const filter = criteria();
     const described = Object.entries(filter).filter(([, value]) => value).map(([key, value]) => `${key}=${value}`);
-    let count;
+    let counted;
     try {
-        count = (await get('failed-records/count', { outbox: outbox(), ...filter })).count;
+        counted = await get('failed-records/count', { outbox: outbox(), ...filter });
     } catch (error) {
         say(`could not count the matching records: ${error.message}`);
         return;
     }
-    const text = `${count} record(s) will be ${BULK[action]}: every FAILED record matching `
-        + `${described.join(', ') || 'no filter (all of them)'}, counted in the database now.`;
+    const since = counted.lastAttemptDueFrom ? ` (last attempt due since ${counted.lastAttemptDueFrom})` : '';
+    const text = `${counted.count} record(s) will be ${BULK[action]}: every FAILED record matching `
+        + `${described.join(', ') || 'no filter (all of them)'}${since}, counted in the database now.`;
     if (await confirmed(text)) {
-        await report(post(action, { outbox: outbox(), ...filter }));
+        await report(post(action, { outbox: outbox(), ...filter, failedWithin: '',
+            lastAttemptDueFrom: counted.lastAttemptDueFrom, lastAttemptDueBefore: counted.lastAttemptDueBefore }));
     }
 }
 
@@ -216,6 +235,7 @@ function bindFilters() {
     $('outbox-select').addEventListener('change', (event) => {
         setUrl({ outbox: event.target.value, partition: '', record: '', after: '' });
         state.selectedPartition = null;
+        state.partitionDetail = null;
         state.selectedRecord = null;
         state.failedReadAt = null;
         $('partition-detail').hidden = true;
@@ -236,6 +256,7 @@ async function poll() {
 const initial = params();
 const partitionInUrl = Number.parseInt(initial.get('partition') ?? '', 10);
 state.selectedPartition = partitionInUrl >= 0 && partitionInUrl < 256 ? partitionInUrl : null;
+state.detailWanted = state.selectedPartition !== null;
 state.selectedRecord = initial.get('record');
 bindFilters();
 poll();

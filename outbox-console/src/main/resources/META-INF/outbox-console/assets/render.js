@@ -98,15 +98,43 @@ export function renderGrid(grid, legend, partitions, selected, onSelect) {
     }));
 }
 
-export function renderPartitionDetail(aside, partition) {
+/** An age in seconds as an operator reads it: seconds, minutes, hours or days. */
+export function age(secondsOld) {
+    if (secondsOld === null || secondsOld === undefined) {
+        return '';
+    }
+    const units = [[86400, 'd'], [3600, 'h'], [60, 'min']];
+    const [size, unit] = units.find(([limit]) => secondsOld >= limit) ?? [1, 's'];
+    return `${(secondsOld / size).toFixed(size === 1 ? 0 : 1)} ${unit}`;
+}
+
+function oldest(createdAt, ageSeconds) {
+    return createdAt ? `${age(ageSeconds)} old (created ${createdAt})` : 'none';
+}
+
+/**
+ * The clicked partition: owner, epoch and NEW records from the overview; its records counted in the database when
+ * it was clicked ({@code detail}, null until that answer comes, or when it failed).
+ */
+export function renderPartitionDetail(aside, partition, detail) {
     aside.hidden = false;
     aside.setAttribute('data-partition', partition.partition);
+    const field = (label, name, value) => [element('dt', {}, label), element('dd', { 'data-field': name }, value)];
+    const counted = detail && detail.partition === partition.partition ? [
+        ...field('FAILED records', 'failed', detail.failed),
+        ...field('NEW, not yet due (back-off, delay or deferral)', 'not-yet-due', detail.notYetDue),
+        ...field('NEW, deferred (put off for want of their handler)', 'deferred', detail.deferred),
+        ...field('Oldest NEW record', 'oldest-new', oldest(detail.oldestNewCreatedAt, detail.oldestNewAgeSeconds)),
+        ...field('Oldest FAILED record', 'oldest-failed',
+            oldest(detail.oldestFailedCreatedAt, detail.oldestFailedAgeSeconds)),
+        ...field('Counted at', 'counted-at', `${detail.countedAt} (click again to count anew)`),
+    ] : [];
     aside.replaceChildren(element('h3', {}, `Partition ${partition.partition}`), element('dl', {},
-        element('dt', {}, 'Owner'), element('dd', { 'data-field': 'owner' }, partition.owner ?? 'none'),
-        element('dt', {}, 'Owner live'),
-        element('dd', { 'data-field': 'owner-live' }, partition.ownerLive ? 'yes' : 'no'),
-        element('dt', {}, 'Epoch'), element('dd', { 'data-field': 'epoch' }, partition.epoch ?? ''),
-        element('dt', {}, 'NEW records'), element('dd', { 'data-field': 'pending' }, partition.pending)));
+        ...field('Owner', 'owner', partition.owner ?? 'none'),
+        ...field('Owner live', 'owner-live', partition.ownerLive ? 'yes' : 'no'),
+        ...field('Epoch', 'epoch', partition.epoch ?? ''),
+        ...field('NEW records', 'pending', partition.pending),
+        ...counted));
 }
 
 export function renderFailedRecords(tbody, records, operationsAllowed, actions) {

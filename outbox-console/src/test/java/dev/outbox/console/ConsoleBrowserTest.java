@@ -11,6 +11,7 @@ import dev.outbox.boot.OutboxWriteAutoConfiguration;
 import dev.outbox.console.ConsoleTest.Ping;
 import dev.outbox.console.ConsoleTest.Pong;
 import dev.outbox.console.ConsoleTest.SwitchableProcessor;
+import dev.outbox.partition.PartitionHasher;
 import java.io.File;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -155,6 +156,14 @@ class ConsoleBrowserTest {
         assertThat(browser.findElement(By.cssSelector(
                 "#instances tr[data-instance-id='node-a'] td[data-field='epoch-changes']")).getText()).matches("\\d+");
         screenshot("history", "history");
+        // a click counts the partition's records in the database: the FAILED ones of order-2's partition
+        int partition = PartitionHasher.partitionOf("order-2");
+        long failedThere = PartitionHasher.partitionOf("order-1") == partition ? 2 : 1;
+        clickOnPage(By.cssSelector("#partition-grid [data-partition='" + partition + "']"));
+        onPage().until(() -> String.valueOf(failedThere).equals(partitionField("failed")));
+        assertThat(partitionField("not-yet-due")).isEqualTo("0");
+        assertThat(partitionField("oldest-failed")).contains(" old (created ");
+        assertThat(partitionField("oldest-new")).isEqualTo("none");
         WebElement aggregate = browser.findElement(By.id("filter-aggregate-id"));
         aggregate.sendKeys("order-2");
         browser.findElement(By.id("filter-apply")).click();
@@ -234,6 +243,12 @@ class ConsoleBrowserTest {
         assertThat(browser.findElement(By.id("message")).getText()).contains("skip-all: 2 record(s) changed");
         assertThat(database.queryForList("select status from outbox_record where event_type <> ?", String.class,
                 pongType)).as("outside the filter").containsExactly("FAILED", "FAILED", "FAILED");
+    }
+
+    /** The text of a field of the partition detail, read in one script (each poll renders it anew); empty if none. */
+    private String partitionField(String field) {
+        return String.valueOf(((JavascriptExecutor) browser).executeScript("const d = document.querySelector("
+                + "`#partition-detail [data-field='${arguments[0]}']`); return d ? d.textContent : '';", field));
     }
 
     /** Saves the browser's window as target/console-screenshots/console-{name}.png for docs/images. */

@@ -13,6 +13,7 @@ import dev.outbox.boot.OutboxHandlersAutoConfiguration;
 import dev.outbox.boot.OutboxProcessingAutoConfiguration;
 import dev.outbox.boot.OutboxStoreAutoConfiguration;
 import dev.outbox.boot.OutboxWriteAutoConfiguration;
+import dev.outbox.partition.PartitionHasher;
 import java.sql.Timestamp;
 import java.time.Duration;
 import java.time.Instant;
@@ -187,6 +188,41 @@ class ConsoleTest {
     }
 
     @Test
+    void aPartitionsDetailCountsItsRecordsInTheDatabase() {
+        runner.run(context -> {
+            MockMvc mvc = mvc(context);
+            threeFailedRecords(context, mvc);
+            int partition = PartitionHasher.partitionOf("order-2");
+            long failedThere = List.of("order-1", "order-2", "order-3").stream()
+                    .filter(aggregate -> PartitionHasher.partitionOf(aggregate) == partition).count();
+            String created = all(mvc).get("records").get(1).get("record").get("createdAt").asString();
+
+            JsonNode detail = await().atMost(PATIENCE).until(
+                    () -> json(mvc, get("/outbox-console/api/partitions/" + partition)),
+                    answer -> answer.get("owner").toString().equals("\"node-a\""));
+
+            assertThat(detail.get("partition").asInt()).isEqualTo(partition);
+            assertThat(detail.get("ownerLive").asBoolean()).isTrue();
+            assertThat(detail.get("epoch").asLong()).isPositive();
+            assertThat(detail.get("failed").asLong()).isEqualTo(failedThere);
+            assertThat(detail.get("newRecords").asLong()).isZero();
+            assertThat(detail.get("notYetDue").asLong()).isZero();
+            assertThat(detail.get("oldestNewCreatedAt").isNull()).isTrue();
+            if (failedThere == 1) {
+                assertThat(Instant.parse(detail.get("oldestFailedCreatedAt").asString()))
+                        .isEqualTo(Instant.parse(created));
+            }
+            assertThat(detail.get("oldestFailedAgeSeconds").asDouble()).isPositive();
+            for (String bad : List.of("256", "-1", "x", "1000")) {
+                MockHttpServletResponse refused = perform(mvc, get("/outbox-console/api/partitions/" + bad));
+                assertThat(refused.getStatus()).as(bad).isEqualTo(400);
+                assertThat(JSON.readTree(refused.getContentAsString()).get("error").asString())
+                        .startsWith("partition must be");
+            }
+        });
+    }
+
+    @Test
     void failedRecordsArePagedFromTheDatabaseWithACursorInEitherOrder() {
         runner.run(context -> {
             MockMvc mvc = mvc(context);
@@ -261,17 +297,49 @@ class ConsoleTest {
             assertThat(status(database, ids.get(1))).containsExactly("SKIPPED");
             assertThat(status(database, ids.get(2))).as("another event type").containsExactly("FAILED");
 
-            MockHttpServletResponse timeBound = perform(mvc, post("/outbox-console/api/delete-all?failedWithin=P1D"));
-            assertThat(timeBound.getStatus()).isEqualTo(400);
-            assertThat(timeBound.getContentAsString()).contains("failedWithin");
-            assertThat(status(database, ids.get(2))).containsExactly("FAILED");
-
             JsonNode deleted = json(mvc, post("/outbox-console/api/delete-all?errorContains=" + ids.get(2)));
             assertThat(deleted.get("records").asInt()).isEqualTo(1);
             assertThat(status(database, ids.get(2))).isEmpty();
             assertThat(database.queryForList("select status from outbox_record order by aggregate_id", String.class))
                     .as("only FAILED records are deleted").containsExactly("SKIPPED", "SKIPPED");
             assertThat(count(mvc, "")).isZero();
+        });
+    }
+
+    /** The page counts with failedWithin, then acts with the bound the count answered: the records counted. */
+    @Test
+    void aBulkRetryBoundedByFailedWithinTouchesOnlyTheRecentRecords() {
+        runner.withPropertyValues("outbox.console.operations-enabled=true",
+                "outbox.console.allow-operations-without-security=true").run(context -> {
+            MockMvc mvc = mvc(context);
+            List<String> ids = threeFailedRecords(context, mvc);
+            JdbcTemplate database = new JdbcTemplate(context.getBean(DataSource.class));
+            database.update("update outbox_record set next_retry_at = ? where id = ?",
+                    Timestamp.from(Instant.now().minus(Duration.ofDays(2))), ids.get(0));
+            context.getBean(SwitchableProcessor.class).failing.set(false);
+
+            JsonNode counted = json(mvc, get("/outbox-console/api/failed-records/count?failedWithin=P1D"));
+            assertThat(counted.get("count").asLong()).isEqualTo(2);
+            String from = counted.get("lastAttemptDueFrom").asString();
+            assertThat(Instant.parse(from)).isBetween(Instant.now().minus(Duration.ofDays(1)).minusSeconds(60),
+                    Instant.now().minus(Duration.ofDays(1)));
+            assertThat(counted.get("lastAttemptDueBefore").isNull()).isTrue();
+            JsonNode retried = json(mvc, post("/outbox-console/api/retry-all").param("lastAttemptDueFrom", from));
+            assertThat(retried.get("records").asInt()).as("what the count said").isEqualTo(2);
+            await().atMost(PATIENCE).until(() -> status(database, ids.get(1)).equals(List.of("COMPLETED"))
+                    && status(database, ids.get(2)).equals(List.of("COMPLETED")));
+            assertThat(status(database, ids.get(0))).as("failed two days ago").containsExactly("FAILED");
+
+            JsonNode withinADay = json(mvc, post("/outbox-console/api/skip-all?failedWithin=P1D"));
+            assertThat(withinADay.get("records").asInt()).as("failedWithin itself bounds it too").isZero();
+            for (String bad : List.of("failedWithin=P1D&lastAttemptDueFrom=" + from,
+                    "lastAttemptDueFrom=yesterday", "lastAttemptDueBefore=2026-13-01T00:00:00Z")) {
+                MockHttpServletResponse refused = perform(mvc, post("/outbox-console/api/delete-all?" + bad));
+                assertThat(refused.getStatus()).as(bad).isEqualTo(400);
+                assertThat(refused.getContentAsString()).contains(bad.substring(bad.lastIndexOf('&') + 1,
+                        bad.lastIndexOf('=')));
+            }
+            assertThat(status(database, ids.get(0))).containsExactly("FAILED");
         });
     }
 

@@ -2,9 +2,11 @@ package dev.outbox.admin;
 
 import dev.outbox.OutboxRecord;
 import dev.outbox.internal.Checks;
+import dev.outbox.partition.PartitionHasher;
 import dev.outbox.spi.FailedRecordFilter;
 import dev.outbox.spi.FailedRecordOrder;
 import dev.outbox.spi.FetchedRows;
+import dev.outbox.spi.PartitionRecords;
 import dev.outbox.spi.RecordAdministration;
 import java.time.Clock;
 import java.util.Collection;
@@ -101,6 +103,17 @@ public final class OutboxAdmin {
     public Map<String, Long> newBehind(Collection<String> recordIds) {
         Checks.inRange("recordIds.size()", recordIds.size(), 0, MAX_LIST_SIZE);
         return recordIds.isEmpty() ? Map.of() : Map.copyOf(store.countNewBehind(List.copyOf(recordIds)));
+    }
+
+    /**
+     * The NEW and FAILED records of one partition: counts, the NEW ones not yet due or deferred, and the oldest of
+     * each, read now in one query. A partition outside 0 to 255 is refused naming {@code partition}.
+     *
+     * @since 0.1.0
+     */
+    public PartitionRecords partitionRecords(int partition) {
+        Checks.inRange("partition", partition, 0, PartitionHasher.PARTITION_COUNT - 1);
+        return store.partitionRecords(partition, clock.instant());
     }
 
     /** Makes a FAILED record due again with a fresh retry count; false when it was not FAILED. */

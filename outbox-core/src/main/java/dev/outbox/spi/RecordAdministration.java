@@ -93,4 +93,15 @@ public interface RecordAdministration {
     default Map<String, Long> countNewBehind(Collection<String> failedIds) {
         throw new UnsupportedOperationException(getClass().getName() + " does not count the records behind FAILED ones");
     }
+
+    /**
+     * The NEW and FAILED records of one partition (0 to 255): how many, how many of the NEW ones are not due at
+     * {@code now} or deferred, and the oldest of each status, in one read. A database store answers it from indexes
+     * of the open records, never by reading the completed ones.
+     *
+     * @since 0.1.0
+     */
+    default PartitionRecords partitionRecords(int partition, Instant now) {
+        throw new UnsupportedOperationException(getClass().getName() + " does not count a partition's records");
+    }
 }

@@ -5,6 +5,8 @@ import dev.outbox.jdbc.dialect.SqlStatements;
 import dev.outbox.spi.FailedRecordFilter;
 import dev.outbox.spi.FailedRecordOrder;
 import dev.outbox.spi.FetchedRows;
+import dev.outbox.spi.PartitionRecords;
+import java.sql.ResultSet;
 import java.time.Instant;
 import java.util.Collection;
 import java.util.HashMap;
@@ -18,7 +20,8 @@ import org.springframework.jdbc.core.namedparam.NamedParameterJdbcTemplate;
 
 /**
  * The statements of {@link JdbcRecordStore} on FAILED records by filter (the admin.* keys): each one statement, with
- * the admin.filter.* fragments of the criteria given in place of {@code {filter}}.
+ * the admin.filter.* fragments of the criteria given in place of {@code {filter}}; and the count of one partition's
+ * open records an operator looks at.
  */
 final class JdbcFailedRecords {
 
@@ -121,6 +124,25 @@ final class JdbcFailedRecords {
 
     private int updateAll(String key, FailedRecordFilter filter, MapSqlParameterSource parameters) {
         return jdbc.update(sql.get(key).replace("{filter}", filter(filter, parameters)), parameters);
+    }
+
+    /** The statement of {@link #partitionRecords}, for tests that read its plan. */
+    BoundStatement partitionStatement(int partition, Instant now) {
+        return new BoundStatement(sql.get("admin.partitionRecords"), new MapSqlParameterSource()
+                .addValue("partition", partition).addValue("now", dialect.timestampValue(now)));
+    }
+
+    PartitionRecords partitionRecords(int partition, Instant now) {
+        BoundStatement statement = partitionStatement(partition, now);
+        return Objects.requireNonNull(jdbc.query(statement.sql(), statement.parameters(), (ResultSet row) -> {
+            if (!row.next()) {
+                throw new IllegalStateException("an aggregate without GROUP BY answered no row");
+            }
+            // SUM over no rows is NULL, which getLong reads as 0
+            return new PartitionRecords(partition, now, row.getLong("new_records"), row.getLong("not_yet_due"),
+                    row.getLong("deferred_records"), row.getLong("failed_records"),
+                    dialect.readTimestamp(row, "oldest_new"), dialect.readTimestamp(row, "oldest_failed"));
+        }));
     }
 
     /** The admin.filter.* fragments of the criteria given; their values go to {@code parameters}. */

@@ -16,6 +16,7 @@ import dev.outbox.spi.FailedRecordFilter;
 import dev.outbox.spi.FailedRecordOrder;
 import dev.outbox.spi.FetchedRows;
 import dev.outbox.spi.PartitionBacklog;
+import dev.outbox.spi.PartitionRecords;
 import dev.outbox.spi.RecordAdministration;
 import dev.outbox.spi.RecordPurge;
 import dev.outbox.spi.RecordStatistics;
@@ -278,6 +279,11 @@ public final class JdbcRecordStore implements RecordStore, RecordStatistics, Rec
     @Override
     public Map<String, Long> countNewBehind(Collection<String> failedIds) {
         return failedRecords.countNewBehind(failedIds);
+    }
+
+    @Override
+    public PartitionRecords partitionRecords(int partition, Instant now) {
+        return failedRecords.partitionRecords(partition, now);
     }
 
     @Override

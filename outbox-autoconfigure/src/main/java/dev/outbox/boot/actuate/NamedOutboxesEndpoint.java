@@ -66,10 +66,11 @@ public class NamedOutboxesEndpoint {
     /** {@code POST /actuator/outboxes/{name}}: as {@code POST /actuator/outbox}. */
     @WriteOperation
     public WebEndpointResponse<Object> actOnAll(@Selector String name, String action, @Nullable String eventType,
-            @Nullable String aggregateId, @Nullable String handlerId, @Nullable String errorContains) {
+            @Nullable String aggregateId, @Nullable String handlerId, @Nullable String errorContains,
+            @Nullable String lastAttemptDueFrom, @Nullable String lastAttemptDueBefore) {
         OutboxEndpoint endpoint = byName.get(name);
-        return endpoint == null ? notFound(name)
-                : endpoint.actOnAll(action, eventType, aggregateId, handlerId, errorContains);
+        return endpoint == null ? notFound(name) : endpoint.actOnAll(action, eventType, aggregateId, handlerId,
+                errorContains, lastAttemptDueFrom, lastAttemptDueBefore);
     }
 
     private WebEndpointResponse<Object> notFound(String name) {

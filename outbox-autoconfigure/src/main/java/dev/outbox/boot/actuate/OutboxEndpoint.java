@@ -135,21 +135,35 @@ public class OutboxEndpoint {
 
     /**
      * {@code POST /actuator/outbox} with {@code {"action": "retry-all" | "skip-all" | "delete-all"}} and optionally
-     * {@code eventType}, {@code aggregateId}, {@code handlerId} and {@code errorContains} (text of the last error,
-     * without regard to case): makes every matching FAILED record due again, SKIPPED, or deletes it. Another action is
-     * answered 400, and so is a filter value that {@link OutboxAdmin} refuses; then no record is changed. Answered
-     * 503 when the outbox tables fail or do not answer within {@link #OPERATION_TIMEOUT}.
+     * {@code eventType}, {@code aggregateId}, {@code handlerId}, {@code errorContains} (text of the last error,
+     * without regard to case), {@code lastAttemptDueFrom} and {@code lastAttemptDueBefore} (ISO-8601 instants
+     * bounding when the last attempt fell due, about when the record failed:
+     * {@link FailedRecordFilter#lastAttemptDueBetween}): makes every matching FAILED record due again, SKIPPED, or
+     * deletes it. Another action is answered 400, and so is a filter value that {@link OutboxAdmin} refuses, a bound
+     * that is no instant or a range that holds none, naming the parameter; then no record is changed. Answered 503
+     * when the outbox tables fail or do not answer within {@link #OPERATION_TIMEOUT}.
      */
     @WriteOperation
     public WebEndpointResponse<Object> actOnAll(String action, @Nullable String eventType,
-            @Nullable String aggregateId, @Nullable String handlerId, @Nullable String errorContains) {
-        FailedRecordFilter filter = FailedRecordFilter.any().withEventType(eventType).withAggregateId(aggregateId)
-                .withHandlerId(handlerId).withErrorContaining(errorContains);
+            @Nullable String aggregateId, @Nullable String handlerId, @Nullable String errorContains,
+            @Nullable String lastAttemptDueFrom, @Nullable String lastAttemptDueBefore) {
+        if (!ALL_ACTIONS.contains(action)) {
+            return unknown(action, ALL_ACTIONS);
+        }
+        FailedRecordFilter filter;
+        try {
+            Instant from = TimeBound.parse("lastAttemptDueFrom", lastAttemptDueFrom);
+            Instant before = TimeBound.parse("lastAttemptDueBefore", lastAttemptDueBefore);
+            TimeBound.checkRange(from, "lastAttemptDueFrom", before, "lastAttemptDueBefore");
+            filter = FailedRecordFilter.any().withEventType(eventType).withAggregateId(aggregateId)
+                    .withHandlerId(handlerId).withErrorContaining(errorContains).lastAttemptDueBetween(from, before);
+        } catch (IllegalArgumentException refused) {
+            return badRequest(refused, ALL_ACTIONS);
+        }
         return switch (action) {
             case "retry-all" -> operate(action, ALL_ACTIONS, () -> admin.retryAll(filter));
             case "skip-all" -> operate(action, ALL_ACTIONS, () -> admin.skipAll(filter));
-            case "delete-all" -> operate(action, ALL_ACTIONS, () -> admin.deleteAll(filter));
-            default -> unknown(action, ALL_ACTIONS);
+            default -> operate(action, ALL_ACTIONS, () -> admin.deleteAll(filter));
         };
     }
 
