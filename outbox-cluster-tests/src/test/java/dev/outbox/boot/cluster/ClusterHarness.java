@@ -533,11 +533,21 @@ final class ClusterHarness implements AutoCloseable {
     }
 
     List<OwnershipChange> ownershipChanges() {
+        return ownershipChangesAfter(0);
+    }
+
+    /** The changes recorded after the one {@link #lastOwnershipChange()} named, in their order. */
+    List<OwnershipChange> ownershipChangesAfter(long changeId) {
         return jdbc.query("SELECT partition_no, old_owner, new_owner, old_epoch, new_epoch, changed_by, changed_at"
-                + " FROM ownership_change ORDER BY id", (rs, row) -> new OwnershipChange(rs.getInt("partition_no"),
-                        rs.getString("old_owner"), rs.getString("new_owner"), rs.getLong("old_epoch"),
-                        rs.getLong("new_epoch"), rs.getString("changed_by"),
-                        instant(rs, "changed_at")));
+                + " FROM ownership_change WHERE id > ? ORDER BY id", (rs, row) -> new OwnershipChange(
+                        rs.getInt("partition_no"), rs.getString("old_owner"), rs.getString("new_owner"),
+                        rs.getLong("old_epoch"), rs.getLong("new_epoch"), rs.getString("changed_by"),
+                        instant(rs, "changed_at")), changeId);
+    }
+
+    /** The id of the latest ownership change recorded; 0 before the first. */
+    long lastOwnershipChange() {
+        return count("SELECT COALESCE(MAX(id), 0) FROM ownership_change");
     }
 
     // ---- what the handlers saw ---------------------------------------------------------------------------------
