@@ -91,7 +91,8 @@ public interface RecordAdministration {
      * @since 0.1.0
      */
     default Map<String, Long> countNewBehind(Collection<String> failedIds) {
-        throw new UnsupportedOperationException(getClass().getName() + " does not count the records behind FAILED ones");
+        throw new UnsupportedOperationException(getClass().getName()
+                + " does not count the records behind FAILED ones");
     }
 
     /**

@@ -74,8 +74,8 @@ public class NamedOutboxesEndpoint {
     }
 
     private WebEndpointResponse<Object> notFound(String name) {
-        return new WebEndpointResponse<>(new UnknownOutbox("no outbox is named " + EchoedInput.quoted(name), byName.keySet()),
-                WebEndpointResponse.STATUS_NOT_FOUND);
+        return new WebEndpointResponse<>(new UnknownOutbox("no outbox is named " + EchoedInput.quoted(name),
+                byName.keySet()), WebEndpointResponse.STATUS_NOT_FOUND);
     }
 
     /** The answer to an operation on an outbox that does not exist, with the names there are. */

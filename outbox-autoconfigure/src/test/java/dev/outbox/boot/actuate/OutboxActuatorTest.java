@@ -148,8 +148,8 @@ class OutboxActuatorTest {
                             + "retry-all, skip-all, delete-all", List.of("retry-all", "skip-all", "delete-all")));
                     WebEndpointResponse<Object> refused = endpoint.act(failedId, "purge");
                     assertThat(refused.getStatus()).isEqualTo(400);
-                    assertThat(refused.getBody()).isEqualTo(new AdminError(
-                            "unknown action 'purge'; allowed: retry, skip, delete", List.of("retry", "skip", "delete")));
+                    assertThat(refused.getBody()).isEqualTo(new AdminError("unknown action 'purge'; allowed: retry,"
+                            + " skip, delete", List.of("retry", "skip", "delete")));
 
                     coordinator.beginShutdown();
                     assertThat(context.getBean(OutboxHealthIndicator.class).health(true).getStatus())

@@ -132,8 +132,8 @@ class ClusterProcessesTest {
                     .filter(change -> !change.isRelease() && change.changedAt().isAfter(joinStarted)).toList();
             report(test, "before join %s (%d of %d records completed); balanced again %s after starting node-4: %s "
                     + "(%d records pending); %d records in all; %d partitions moved; handler calls %s", beforeJoin,
-                    completedAtJoin, insertedBeforeJoin, rebalanced, afterJoin, pendingWhenBalanced, cluster.recordsInserted(),
-                    moved.size(), cluster.handlerCallsPerInstance());
+                    completedAtJoin, insertedBeforeJoin, rebalanced, afterJoin, pendingWhenBalanced,
+                    cluster.recordsInserted(), moved.size(), cluster.handlerCallsPerInstance());
             assertThat(beforeJoin.isBalancedAmong(THREE_NODES)).as("before the join: %s", beforeJoin).isTrue();
             assertThat(afterJoin.countsByOwner()).as("%s", afterJoin).containsOnlyKeys(FOUR_NODES)
                     .allSatisfy((node, count) -> assertThat(count).as(node).isEqualTo(64));
@@ -189,8 +189,8 @@ class ClusterProcessesTest {
                     + "others after %s (bound: stale %s + heartbeat %s + rebalance %s + poll %s = %s, plus slack %s); "
                     + "first takeover claim %s after its last heartbeat; then %s; survivors %s; "
                     + "%d records handled twice %s; handler calls %s", kind, orphaned.size(), completedAtKill,
-                    cluster.recordsInserted(), takeover, STALE_TIMEOUT, HEARTBEAT_INTERVAL, REBALANCE_INTERVAL, POLL_INTERVAL,
-                    TAKEOVER_BOUND, TAKEOVER_SLACK, silence, takenOver, survivors, duplicates.size(), duplicates,
+                    cluster.recordsInserted(), takeover, STALE_TIMEOUT, HEARTBEAT_INTERVAL, REBALANCE_INTERVAL,
+                    POLL_INTERVAL, TAKEOVER_BOUND, TAKEOVER_SLACK, silence, takenOver, survivors, duplicates.size(), duplicates,
                     cluster.handlerCallsPerInstance());
             assertThat(takeover).as("takeover time").isLessThanOrEqualTo(TAKEOVER_BOUND.plus(TAKEOVER_SLACK));
             assertThat(survivors.countsByOwner()).containsOnlyKeys("node-1", "node-3")
@@ -319,8 +319,8 @@ class ClusterProcessesTest {
             List<OwnershipChange> changes = cluster.ownershipChanges();
             report(test, "SIGTERM of node-2 (%d partitions) with %d of %d records completed: all owned by others "
                     + "after %s (stale timeout %s), JVM gone within %s, exit code %d; %s; survivors %s; "
-                    + "departures %s; handler calls %s", handedOver.size(), completedAtStop, cluster.recordsInserted(), handover,
-                    STALE_TIMEOUT, exit, exitCode, takenOver, survivors, departures,
+                    + "departures %s; handler calls %s", handedOver.size(), completedAtStop, cluster.recordsInserted(),
+                    handover, STALE_TIMEOUT, exit, exitCode, takenOver, survivors, departures,
                     cluster.handlerCallsPerInstance());
             assertThat(cluster.isRegistered("node-2")).as("node-2 still in outbox_instance").isFalse();
             assertThat(departures).as("node-2 removed its own row")

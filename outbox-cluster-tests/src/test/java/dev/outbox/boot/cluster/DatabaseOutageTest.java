@@ -72,13 +72,12 @@ class DatabaseOutageTest {
             List<Duplicate> duplicates = cluster.duplicates();
             Map<String, Long> noisyLines = NODES.stream().collect(Collectors.toMap(node -> node,
                     node -> cluster.logLinesContaining(node, " WARN ") + cluster.logLinesContaining(node, " ERROR ")));
-            report(test, "outage of %s with %d of %d records completed (%d more counted after the cut: commits already sent when it came); "
-                    + "after the restore: first completion %s, balanced %s, all %d completed %s; %d records "
-                    + "handled twice (bound %d); WARN+ERROR lines per node %s; order violations %d",
-                    OUTAGE, completedAtCut, cluster.recordsInserted(), completedDuringOutage, firstCompletion, rebalanced,
-                    cluster.recordsInserted(),
-                    drained, duplicates.size(), RECORDS_IN_HAND_OF_BOTH, noisyLines,
-                    cluster.orderViolations().size());
+            report(test, "outage of %s with %d of %d records completed (%d more counted after the cut: commits "
+                    + "already sent when it came); after the restore: first completion %s, balanced %s, all %d "
+                    + "completed %s; %d records handled twice (bound %d); WARN+ERROR lines per node %s; order "
+                    + "violations %d", OUTAGE, completedAtCut, cluster.recordsInserted(), completedDuringOutage,
+                    firstCompletion, rebalanced, cluster.recordsInserted(), drained, duplicates.size(),
+                    RECORDS_IN_HAND_OF_BOTH, noisyLines, cluster.orderViolations().size());
             assertProcessingGuarantees(cluster);
             assertProjectionExactlyOnce(test, cluster);
             assertThat(duplicates).as("records handled twice: only those in hand at the cut")
