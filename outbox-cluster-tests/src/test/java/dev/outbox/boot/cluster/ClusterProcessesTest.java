@@ -190,8 +190,8 @@ class ClusterProcessesTest {
                     + "first takeover claim %s after its last heartbeat; then %s; survivors %s; "
                     + "%d records handled twice %s; handler calls %s", kind, orphaned.size(), completedAtKill,
                     cluster.recordsInserted(), takeover, STALE_TIMEOUT, HEARTBEAT_INTERVAL, REBALANCE_INTERVAL,
-                    POLL_INTERVAL, TAKEOVER_BOUND, TAKEOVER_SLACK, silence, takenOver, survivors, duplicates.size(), duplicates,
-                    cluster.handlerCallsPerInstance());
+                    POLL_INTERVAL, TAKEOVER_BOUND, TAKEOVER_SLACK, silence, takenOver, survivors, duplicates.size(),
+                    duplicates, cluster.handlerCallsPerInstance());
             assertThat(takeover).as("takeover time").isLessThanOrEqualTo(TAKEOVER_BOUND.plus(TAKEOVER_SLACK));
             assertThat(survivors.countsByOwner()).containsOnlyKeys("node-1", "node-3")
                     .allSatisfy((node, count) -> assertThat(count).as(node).isEqualTo(128));
