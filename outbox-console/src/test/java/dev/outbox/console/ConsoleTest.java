@@ -7,7 +7,6 @@ import static org.springframework.test.web.servlet.request.MockMvcRequestBuilder
 
 import dev.outbox.Outbox;
 import dev.outbox.OutboxRecordProcessor;
-import dev.outbox.boot.NamedOutboxes;
 import dev.outbox.boot.NamedOutboxesAutoConfiguration;
 import dev.outbox.boot.OutboxHandlersAutoConfiguration;
 import dev.outbox.boot.OutboxProcessingAutoConfiguration;
@@ -39,7 +38,7 @@ import org.springframework.test.web.servlet.setup.MockMvcBuilders;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
-/** The console in a servlet application on H2: its page, its JSON, and its operations' gates and effects. */
+/** The console in a servlet application on H2: its page and its JSON (operations: {@link ConsoleOperationsTest}). */
 class ConsoleTest {
 
     private static final Duration PATIENCE = Duration.ofSeconds(60);
@@ -281,178 +280,6 @@ class ConsoleTest {
     }
 
     @Test
-    void skipAllAndDeleteAllChangeExactlyTheMatchingRecordsInTheDatabase() {
-        runner.withPropertyValues("outbox.console.operations-enabled=true",
-                "outbox.console.allow-operations-without-security=true").run(context -> {
-            MockMvc mvc = mvc(context);
-            List<String> ids = threeFailedRecords(context, mvc);
-            JdbcTemplate database = new JdbcTemplate(context.getBean(DataSource.class));
-            String pingType = all(mvc).get("records").get(0).get("record").get("eventType").asString();
-
-            assertThat(count(mvc, "?eventType=" + pingType)).isEqualTo(2);
-            JsonNode skipped = json(mvc, post("/outbox-console/api/skip-all").param("eventType", pingType));
-            assertThat(skipped.get("action").asString()).isEqualTo("skip-all");
-            assertThat(skipped.get("records").asInt()).isEqualTo(2);
-            assertThat(status(database, ids.get(0))).containsExactly("SKIPPED");
-            assertThat(status(database, ids.get(1))).containsExactly("SKIPPED");
-            assertThat(status(database, ids.get(2))).as("another event type").containsExactly("FAILED");
-
-            JsonNode deleted = json(mvc, post("/outbox-console/api/delete-all?errorContains=" + ids.get(2)));
-            assertThat(deleted.get("records").asInt()).isEqualTo(1);
-            assertThat(status(database, ids.get(2))).isEmpty();
-            assertThat(database.queryForList("select status from outbox_record order by aggregate_id", String.class))
-                    .as("only FAILED records are deleted").containsExactly("SKIPPED", "SKIPPED");
-            assertThat(count(mvc, "")).isZero();
-        });
-    }
-
-    /** The page counts with failedWithin, then acts with the bound the count answered: the records counted. */
-    @Test
-    void aBulkRetryBoundedByFailedWithinTouchesOnlyTheRecentRecords() {
-        runner.withPropertyValues("outbox.console.operations-enabled=true",
-                "outbox.console.allow-operations-without-security=true").run(context -> {
-            MockMvc mvc = mvc(context);
-            List<String> ids = threeFailedRecords(context, mvc);
-            JdbcTemplate database = new JdbcTemplate(context.getBean(DataSource.class));
-            database.update("update outbox_record set next_retry_at = ? where id = ?",
-                    Timestamp.from(Instant.now().minus(Duration.ofDays(2))), ids.get(0));
-            context.getBean(SwitchableProcessor.class).failing.set(false);
-
-            JsonNode counted = json(mvc, get("/outbox-console/api/failed-records/count?failedWithin=P1D"));
-            assertThat(counted.get("count").asLong()).isEqualTo(2);
-            String from = counted.get("lastAttemptDueFrom").asString();
-            assertThat(Instant.parse(from)).isBetween(Instant.now().minus(Duration.ofDays(1)).minusSeconds(60),
-                    Instant.now().minus(Duration.ofDays(1)));
-            assertThat(counted.get("lastAttemptDueBefore").isNull()).isTrue();
-            JsonNode retried = json(mvc, post("/outbox-console/api/retry-all").param("lastAttemptDueFrom", from));
-            assertThat(retried.get("records").asInt()).as("what the count said").isEqualTo(2);
-            await().atMost(PATIENCE).until(() -> status(database, ids.get(1)).equals(List.of("COMPLETED"))
-                    && status(database, ids.get(2)).equals(List.of("COMPLETED")));
-            assertThat(status(database, ids.get(0))).as("failed two days ago").containsExactly("FAILED");
-
-            JsonNode withinADay = json(mvc, post("/outbox-console/api/skip-all?failedWithin=P1D"));
-            assertThat(withinADay.get("records").asInt()).as("failedWithin itself bounds it too").isZero();
-            for (String bad : List.of("failedWithin=P1D&lastAttemptDueFrom=" + from,
-                    "lastAttemptDueFrom=yesterday", "lastAttemptDueBefore=2026-13-01T00:00:00Z")) {
-                MockHttpServletResponse refused = perform(mvc, post("/outbox-console/api/delete-all?" + bad));
-                assertThat(refused.getStatus()).as(bad).isEqualTo(400);
-                assertThat(refused.getContentAsString()).contains(bad.substring(bad.lastIndexOf('&') + 1,
-                        bad.lastIndexOf('=')));
-            }
-            assertThat(status(database, ids.get(0))).containsExactly("FAILED");
-        });
-    }
-
-    /**
-     * Deleting completed records, besides: then the history's drain rate is unknown rather than zero; and the history's
-     * sampling stops with the context.
-     */
-    @Test
-    void operationsAreRefusedByDefaultAndChangeNothing() {
-        runner.withPropertyValues("outbox.processing.delete-completed-records=true").run(context -> {
-            assertOperationsRefused(context, "outbox.console.operations-enabled");
-            JsonNode drainRate = await().atMost(PATIENCE).until(() -> json(mvc(context),
-                    get("/outbox-console/api/history")), answer -> answer.get("samples").size() >= 2)
-                    .get("drainRate");
-            assertThat(drainRate.get("completedPerSecond").isNull()).isTrue();
-            assertThat(drainRate.get("unknownBecause").asString()).contains("delete-completed-records");
-
-            ConsoleHistorySampler sampler = context.getBean(ConsoleHistorySampler.class);
-            assertThat(sampler.isRunning()).isTrue();
-            context.close();
-            assertThat(sampler.isRunning()).as("stopped with the context").isFalse();
-        });
-    }
-
-    @Test
-    void withoutSpringSecurityOperationsNeedTheExplicitOptInToo() {
-        runner.withPropertyValues("outbox.console.operations-enabled=true")
-                .run(context -> assertOperationsRefused(context,
-                        "outbox.console.allow-operations-without-security"));
-    }
-
-    @Test
-    void allowedOperationsRetrySkipAndDeleteRecordsInTheDatabase() {
-        runner.withPropertyValues("outbox.console.operations-enabled=true",
-                "outbox.console.allow-operations-without-security=true").run(context -> {
-            MockMvc mvc = mvc(context);
-            List<String> ids = threeFailedRecords(context, mvc);
-            JdbcTemplate database = new JdbcTemplate(context.getBean(DataSource.class));
-            context.getBean(SwitchableProcessor.class).failing.set(false);
-            // no page is open: the history is sampled all the same
-            await().atMost(PATIENCE).until(() -> json(mvc, get("/outbox-console/api/history")),
-                    answer -> last(answer.get("samples")).get("failed").asLong() == 3);
-
-            assertThat(json(mvc, post("/outbox-console/api/records/" + ids.get(0) + "/skip")).get("records").asInt())
-                    .isEqualTo(1);
-            assertThat(status(database, ids.get(0))).containsExactly("SKIPPED");
-            assertThat(json(mvc, post("/outbox-console/api/records/" + ids.get(0) + "/delete")).get("records")
-                    .asInt()).isEqualTo(1);
-            assertThat(status(database, ids.get(0))).isEmpty();
-
-            assertThat(json(mvc, post("/outbox-console/api/records/" + ids.get(1) + "/retry")).get("records").asInt())
-                    .isEqualTo(1);
-            await().atMost(PATIENCE).until(() -> status(database, ids.get(1)), List.of("COMPLETED")::equals);
-            assertThat(status(database, ids.get(2))).as("not retried").containsExactly("FAILED");
-
-            JsonNode retried = json(mvc, post("/outbox-console/api/retry-all?aggregateId=order-3&handlerId="));
-            assertThat(retried.get("action").asString()).isEqualTo("retry-all");
-            assertThat(retried.get("records").asInt()).isEqualTo(1);
-            await().atMost(PATIENCE).until(() -> status(database, ids.get(2)), List.of("COMPLETED")::equals);
-
-            JsonNode history = await().atMost(PATIENCE).until(() -> json(mvc, get("/outbox-console/api/history")),
-                    answer -> last(answer.get("samples")).get("completed").asLong() == 2);
-            assertThat(history.get("samples").valueStream().map(sample -> sample.get("failed").asLong()))
-                    .as("retained").contains(3L, 0L);
-            assertThat(last(history.get("samples")).get("pending").asLong()).isZero();
-            assertThat(history.get("drainRate").get("completedPerSecond").asDouble()).isPositive();
-            assertThat(history.get("epochChanges").isObject()).isTrue();
-            assertThat(perform(mvc, get("/outbox-console/api/history?outbox=nope")).getStatus()).isEqualTo(404);
-
-            MockHttpServletResponse unknown = perform(mvc,
-                    post("/outbox-console/api/records/" + ids.get(1) + "/purge"));
-            assertThat(unknown.getStatus()).isEqualTo(400);
-            assertThat(unknown.getContentAsString()).contains("unknown action 'purge'");
-        });
-    }
-
-    @Test
-    void eachNamedOutboxHasItsOwnViewAndOperations() {
-        runner.withUserConfiguration(BillingDatabase.class)
-                .withPropertyValues("outbox.outboxes.billing.data-source=billingDataSource",
-                        "outbox.outboxes.billing.schema-initialization.enabled=true",
-                        "outbox.console.operations-enabled=true",
-                        "outbox.console.allow-operations-without-security=true")
-                .run(context -> {
-                    MockMvc mvc = mvc(context);
-                    context.getBean(NamedOutboxes.class).outbox("billing").schedule(new Ping("invoice"), "invoice-1");
-
-                    JsonNode billing = await().atMost(PATIENCE)
-                            .until(() -> json(mvc, get("/outbox-console/api/failed-records?outbox=billing")),
-                                    answer -> answer.get("records").size() == 1);
-                    String id = recordIds(billing).get(0);
-                    assertThat(billing.get("records").get(0).get("record").get("aggregateId").asString())
-                            .isEqualTo("invoice-1");
-                    assertThat(recordIds(all(mvc))).as("the default outbox has none").isEmpty();
-                    JsonNode overview = await().atMost(PATIENCE)
-                            .until(() -> json(mvc, get("/outbox-console/api/overview?outbox=billing")),
-                                    answer -> answer.get("records").get("failed").asLong() == 1);
-                    assertThat(overview.get("outbox").asString()).isEqualTo("billing");
-                    await().atMost(PATIENCE).until(() -> json(mvc, get("/outbox-console/api/history?outbox=billing")),
-                            answer -> last(answer.get("samples")).get("failed").asLong() == 1);
-                    assertThat(overview.get("partitions")).hasSize(256);
-                    assertThat(json(mvc, get("/outbox-console/api/overview")).get("outboxes").get(0).asString())
-                            .isEqualTo("billing");
-
-                    assertThat(json(mvc, post("/outbox-console/api/records/" + id + "/skip?outbox=billing"))
-                            .get("records").asInt()).isEqualTo(1);
-                    JdbcTemplate billingTables = new JdbcTemplate(context.getBean("billingDataSource",
-                            DataSource.class));
-                    assertThat(status(billingTables, id)).containsExactly("SKIPPED");
-                });
-    }
-
-    @Test
     void disabledTheConsoleExposesNothing() {
         runner.withPropertyValues("outbox.console.enabled=false").run(context -> {
             MockMvc mvc = mvc(context);
@@ -464,33 +291,6 @@ class ConsoleTest {
             assertThat(perform(mvc, post("/outbox-console/api/retry-all")).getStatus()).isEqualTo(404);
             assertThat(perform(mvc, get("/outbox-console/api/failed-records/count")).getStatus()).isEqualTo(404);
         });
-    }
-
-    /** Every operation is answered 403 naming {@code missingProperty}, the one that would allow it. */
-    private void assertOperationsRefused(AssertableWebApplicationContext context, String missingProperty)
-            throws Exception {
-        MockMvc mvc = mvc(context);
-        List<String> ids = threeFailedRecords(context, mvc);
-        JdbcTemplate database = new JdbcTemplate(context.getBean(DataSource.class));
-        context.getBean(SwitchableProcessor.class).failing.set(false);
-
-        List<RequestBuilder> operations = List.of(
-                post("/outbox-console/api/records/" + ids.get(0) + "/retry"),
-                post("/outbox-console/api/records/" + ids.get(0) + "/skip"),
-                post("/outbox-console/api/records/" + ids.get(0) + "/delete"),
-                post("/outbox-console/api/retry-all"),
-                post("/outbox-console/api/skip-all"),
-                post("/outbox-console/api/delete-all?aggregateId=order-1"),
-                post("/outbox-console/api/skip-all?failedWithin=P1D"));
-        for (RequestBuilder operation : operations) {
-            MockHttpServletResponse refused = perform(mvc, operation);
-            assertThat(refused.getStatus()).isEqualTo(403);
-            JsonNode error = JSON.readTree(refused.getContentAsString());
-            assertThat(error.get("property").asString()).isEqualTo(missingProperty);
-            assertThat(error.get("error").asString()).contains(missingProperty + "=true");
-        }
-        assertThat(database.queryForList("select status from outbox_record order by aggregate_id", String.class))
-                .containsExactly("FAILED", "FAILED", "FAILED");
     }
 
     /** Three records the processor fails: order-1 and order-2 are Pings, order-3 a Pong; their ids in that order. */
