@@ -8,6 +8,7 @@ import dev.outbox.monitoring.OutboxMonitor;
 import dev.outbox.spi.FailedRecordFilter;
 import dev.outbox.spi.FailedRecordOrder;
 import java.nio.file.Path;
+import java.sql.SQLException;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -27,7 +28,8 @@ import org.springframework.jdbc.core.JdbcTemplate;
  * aggregate, error text and age, and the count of FAILED records unfiltered and filtered: each run
  * {@code --repeats} times, first on the table as loaded (never analyzed: this server runs without autovacuum), then
  * after {@code ANALYZE}, then after {@code VACUUM (ANALYZE)}. Prints median, max and first run per query and flags
- * those over {@value #GOAL_MILLIS} ms.
+ * those over {@value #GOAL_MILLIS} ms; for each of those, the plans of its statements as it ran once more
+ * ({@link AutoExplain}: EXPLAIN ANALYZE with buffers, as the library builds and binds them).
  */
 final class ConsoleQueryBenchmark {
 
@@ -91,16 +93,22 @@ final class ConsoleQueryBenchmark {
 
             JdbcOutboxStores stores = JdbcOutboxStores.create(database.dataSource());
             List<ConsoleQuery> queries = queries(stores, jdbc);
+            AutoExplain explain = autoExplain(database);
+            @Nullable List<ConsoleQuery> explained = explain == null ? null
+                    : queries(JdbcOutboxStores.create(explain.dataSource()), jdbc);
             Map<String, Object> phases = new LinkedHashMap<>();
             phases.put("notAnalyzed", measure("table as loaded, never analyzed", queries, options.repeats(),
-                    database.name()));
+                    database.name(), explain, explained));
             jdbc.execute("ANALYZE outbox_record");
             phases.put("analyzed", measure("after ANALYZE outbox_record", queries, options.repeats(),
-                    database.name()));
+                    database.name(), explain, explained));
             // what autovacuum would do next: the visibility map lets index-only scans skip the heap
             jdbc.execute("VACUUM (ANALYZE) outbox_record");
             phases.put("vacuumed", measure("after VACUUM (ANALYZE) outbox_record", queries, options.repeats(),
-                    database.name()));
+                    database.name(), explain, explained));
+            if (explain != null) {
+                explain.close();
+            }
 
             Map<String, Object> result = new LinkedHashMap<>();
             result.put("benchmark", "console-queries");
@@ -182,9 +190,39 @@ final class ConsoleQueryBenchmark {
         return new ConsoleQuery(name, () -> admin.countFailed(filter));
     }
 
+    /** The connection that explains the library's statements, or null (said why) when the server refuses it. */
+    private static @Nullable AutoExplain autoExplain(BenchDatabase database) {
+        try {
+            return AutoExplain.open(database.url(), database.user(), database.password());
+        } catch (SQLException e) {
+            System.out.println("  (no plans: auto_explain could not be loaded: " + e.getMessage() + ")");
+            return null;
+        }
+    }
+
+    /**
+     * Runs each query over the goal once more on the auto_explain connection and adds the plans of its statements
+     * (EXPLAIN ANALYZE, BUFFERS) to its figures and to the output.
+     */
+    @SuppressWarnings("unchecked")
+    private static void explainOverGoal(Map<String, Object> figures, AutoExplain explain,
+            List<ConsoleQuery> explained) {
+        explain.plans();
+        for (ConsoleQuery query : explained) {
+            Map<String, Object> figure = (Map<String, Object>) figures.get(query.name().strip());
+            if (!Boolean.TRUE.equals(figure.get("overGoal"))) {
+                continue;
+            }
+            query.run().run();
+            List<String> plans = explain.plans();
+            figure.put("plans", plans);
+            System.out.printf("%nPlans of \"%s\":%n%s%n", query.name().strip(), String.join("\n", plans));
+        }
+    }
+
     /** Runs every query {@code repeats} times in turn (so that no query's runs all find the cache it left warm). */
     private static Map<String, Object> measure(String phase, List<ConsoleQuery> queries, int repeats,
-            String databaseName) {
+            String databaseName, @Nullable AutoExplain explain, @Nullable List<ConsoleQuery> explained) {
         ForeignLoad foreign = ForeignLoad.start(databaseName, Set::of);
         long[][] micros = new long[queries.size()][repeats];
         for (int round = 0; round < repeats; round++) {
@@ -214,6 +252,9 @@ final class ConsoleQueryBenchmark {
             figure.put("firstMillis", firstRun);
             figure.put("overGoal", max > GOAL_MILLIS);
             figures.put(name.strip(), figure);
+        }
+        if (explain != null && explained != null) {
+            explainOverGoal(figures, explain, explained);
         }
         Map<String, Object> result = new LinkedHashMap<>();
         result.put("foreignLoad", load);
