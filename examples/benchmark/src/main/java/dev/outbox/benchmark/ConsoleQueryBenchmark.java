@@ -28,27 +28,27 @@ import org.springframework.jdbc.core.JdbcTemplate;
  * aggregate, error text and age, and the count of FAILED records unfiltered and filtered: each run
  * {@code --repeats} times, first on the table as loaded (never analyzed: this server runs without autovacuum), then
  * after {@code ANALYZE}, then after {@code VACUUM (ANALYZE)}. Prints median, max and first run per query and flags
- * those over {@value #GOAL_MILLIS} ms; for each of those, the plans of its statements as it ran once more
- * ({@link AutoExplain}: EXPLAIN ANALYZE with buffers, as the library builds and binds them).
+ * those over {@code --goal-millis} (the issue's 200 ms); for each of those, the plans of its statements as it ran
+ * once more ({@link AutoExplain}: EXPLAIN ANALYZE with buffers, as the library builds and binds them).
  */
 final class ConsoleQueryBenchmark {
 
     static final String FLAG = "--console-queries";
-    static final int GOAL_MILLIS = 200;
     private static final int PAGE_SIZE = 100;
     private static final Duration STALE_TIMEOUT = Duration.ofSeconds(10);
     private static final List<String> KNOWN = List.of("url", "user", "password", "records", "new-records",
-            "failed-stride", "repeats", "keep-database", "out");
+            "failed-stride", "repeats", "goal-millis", "keep-database", "out");
 
     /**
      * @param records records in the table
      * @param newRecords the newest of them NEW
      * @param failedStride every so many of the others FAILED
      * @param repeats runs of each query in each phase
+     * @param goalMillis a query whose max is over it is flagged, and its plans printed
      * @param keepDatabase leave the database in place afterwards, for EXPLAIN by hand
      */
     record Options(String url, String user, String password, int records, int newRecords, int failedStride,
-            int repeats, boolean keepDatabase, Path out) {
+            int repeats, int goalMillis, boolean keepDatabase, Path out) {
 
         static Options parse(String[] args) {
             Map<String, String> values = BenchArgs.parse(args, FLAG, null, new ArrayList<>());
@@ -58,6 +58,7 @@ final class ConsoleQueryBenchmark {
                     BenchArgs.positive(values, "new-records", 10_000),
                     BenchArgs.positive(values, "failed-stride", 10),
                     BenchArgs.positive(values, "repeats", 7),
+                    Integer.parseInt(values.getOrDefault("goal-millis", "200")),
                     Boolean.parseBoolean(values.getOrDefault("keep-database", "false")),
                     Path.of(values.getOrDefault("out", "target/console-query-benchmark.json")).toAbsolutePath()
                             .normalize());
@@ -98,14 +99,14 @@ final class ConsoleQueryBenchmark {
                     : queries(JdbcOutboxStores.create(explain.dataSource()), jdbc);
             Map<String, Object> phases = new LinkedHashMap<>();
             phases.put("notAnalyzed", measure("table as loaded, never analyzed", queries, options.repeats(),
-                    database.name(), explain, explained));
+                    options.goalMillis(), database.name(), explain, explained));
             jdbc.execute("ANALYZE outbox_record");
             phases.put("analyzed", measure("after ANALYZE outbox_record", queries, options.repeats(),
-                    database.name(), explain, explained));
+                    options.goalMillis(), database.name(), explain, explained));
             // what autovacuum would do next: the visibility map lets index-only scans skip the heap
             jdbc.execute("VACUUM (ANALYZE) outbox_record");
             phases.put("vacuumed", measure("after VACUUM (ANALYZE) outbox_record", queries, options.repeats(),
-                    database.name(), explain, explained));
+                    options.goalMillis(), database.name(), explain, explained));
             if (explain != null) {
                 explain.close();
             }
@@ -117,7 +118,7 @@ final class ConsoleQueryBenchmark {
             result.put("records", statuses);
             result.put("loadSeconds", loadMillis / 1000.0);
             result.put("repeats", options.repeats());
-            result.put("goalMillis", GOAL_MILLIS);
+            result.put("goalMillis", options.goalMillis());
             result.put("phases", phases);
             ResultFile.write(options.out(), result);
             System.out.println("Written to " + options.out());
@@ -222,7 +223,8 @@ final class ConsoleQueryBenchmark {
 
     /** Runs every query {@code repeats} times in turn (so that no query's runs all find the cache it left warm). */
     private static Map<String, Object> measure(String phase, List<ConsoleQuery> queries, int repeats,
-            String databaseName, @Nullable AutoExplain explain, @Nullable List<ConsoleQuery> explained) {
+            int goalMillis, String databaseName, @Nullable AutoExplain explain,
+            @Nullable List<ConsoleQuery> explained) {
         ForeignLoad foreign = ForeignLoad.start(databaseName, Set::of);
         long[][] micros = new long[queries.size()][repeats];
         for (int round = 0; round < repeats; round++) {
@@ -245,12 +247,12 @@ final class ConsoleQueryBenchmark {
             double firstRun = Stats.millis(micros[q][0]);
             String name = queries.get(q).name();
             System.out.printf("%-44s %9.1f %9.1f %9.1f%s%n", name, median, max, firstRun,
-                    max > GOAL_MILLIS ? "  over " + GOAL_MILLIS + " ms" : "");
+                    max > goalMillis ? "  over " + goalMillis + " ms" : "");
             Map<String, Object> figure = new LinkedHashMap<>();
             figure.put("medianMillis", median);
             figure.put("maxMillis", max);
             figure.put("firstMillis", firstRun);
-            figure.put("overGoal", max > GOAL_MILLIS);
+            figure.put("overGoal", max > goalMillis);
             figures.put(name.strip(), figure);
         }
         if (explain != null && explained != null) {

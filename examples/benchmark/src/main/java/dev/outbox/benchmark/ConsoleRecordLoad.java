@@ -7,9 +7,9 @@ import org.springframework.jdbc.core.JdbcTemplate;
  * library's changelog created: {@code records} records in sequence order, created one every
  * {@value #SECONDS_PER_RECORD} s up to now, over all 256 partitions; the newest {@code newRecords} NEW, every
  * {@code failedStride}-th of the others FAILED, the rest COMPLETED. FAILED records vary by handler
- * ({@value #HANDLERS}), event type ({@value #EVENT_TYPES}), error text (a timeout for records whose number is a multiple
- * of {@value #TIMEOUT_STRIDE}: a fifth of the FAILED ones with the default stride of 10) and time (their last attempt
- * fell due a minute after they were created). Failures are spread over the whole table, as over an outbox's life.
+ * ({@value #HANDLERS}), event type ({@value #EVENT_TYPES}), error text (a timeout for records whose number is a
+ * multiple of {@value #TIMEOUT_STRIDE}: a fifth of the FAILED ones with the default stride of 10) and time (their
+ * last attempt fell due a minute after they were created). Failures are spread over the whole table, as over an outbox's life.
  */
 final class ConsoleRecordLoad {
 
