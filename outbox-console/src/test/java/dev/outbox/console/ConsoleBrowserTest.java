@@ -51,7 +51,8 @@ import org.springframework.jdbc.core.JdbcTemplate;
 /**
  * The page in headless Chromium against the application on a real port: the grid, a partition's detail, the FAILED
  * records, a filter that survives a reload, and a retry by filter confirmed in the page that completes the record in
- * the database; paging through FAILED records, and a skip by filter whose dialog shows the count from the database.
+ * the database; paging through FAILED records, and a skip by filter whose dialog shows the count from the database;
+ * an open page's SQL statements per second ({@link StatementsByThread}).
  * Screenshots of the main views go to {@code target/console-screenshots/}. Skipped when {@value #CHROMIUM} or
  * {@value #CHROMEDRIVER} is missing, unless {@code OUTBOX_TEST_REQUIRE_BROWSER=true}, which makes their absence a
  * failure.
