@@ -20,6 +20,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.UUID;
 import javax.sql.DataSource;
 import org.junit.jupiter.api.AfterEach;
@@ -52,15 +53,21 @@ import org.springframework.jdbc.core.JdbcTemplate;
  * The page in headless Chromium against the application on a real port: the grid, a partition's detail, the backlog
  * chart, the FAILED records, a filter that survives a reload, and a retry by filter confirmed in the page that
  * completes the record in the database; paging through FAILED records, and a skip by filter whose dialog shows the
- * count from the database. Screenshots of the main views go to {@code target/console-screenshots/}. Skipped when
- * {@value #CHROMIUM} or {@value #CHROMEDRIVER} is missing, unless {@code OUTBOX_TEST_REQUIRE_BROWSER=true}, which
- * makes their absence a failure.
+ * count from the database; an open page's SQL statements per second ({@link StatementsByThread}). Screenshots of the
+ * main views go to {@code target/console-screenshots/}. Skipped when {@value #CHROMIUM} or {@value #CHROMEDRIVER} is
+ * missing, unless {@code OUTBOX_TEST_REQUIRE_BROWSER=true}, which makes their absence a failure.
  */
 class ConsoleBrowserTest {
 
     static final String CHROMIUM = "/usr/bin/chromium";
     static final String CHROMEDRIVER = "/usr/bin/chromedriver";
     private static final Duration PATIENCE = Duration.ofSeconds(60);
+    /** How long the page is watched for its statements: three of its polls. */
+    private static final Duration OPEN_PAGE_WINDOW = Duration.ofSeconds(9);
+    /** The web server's request threads, on which the page's requests run. */
+    private static final String REQUEST_THREAD = "http-nio-";
+    /** The monitor's refresh thread ({@code OutboxMonitor}). */
+    private static final String MONITOR_THREAD = "outbox-monitor";
 
     private ConfigurableApplicationContext application;
     private WebDriver browser;
@@ -251,6 +258,44 @@ class ConsoleBrowserTest {
                 + "`#partition-detail [data-field='${arguments[0]}']`); return d ? d.textContent : '';", field));
     }
 
+    /**
+     * The issue's bound on an open page: no more than one statement a second on the page's own requests (the
+     * overview is the monitor's cached snapshot; FAILED records are read again only when a refresh changed it). The
+     * monitor's refreshes, which the page's polls cause but which run on the monitor's thread, are printed apart.
+     * Slowness can only lower the page's rate, so the bound cannot flake.
+     */
+    @Test
+    void anOpenPageRunsAtMostOneStatementASecondOnItsRequests() {
+        Outbox outbox = application.getBean(Outbox.class);
+        outbox.schedule(new Ping("first"), "order-1");
+        outbox.schedule(new Ping("second"), "order-2");
+        browser.get(console);
+        onPage().until(() -> failedRows().size() == 2);
+        StatementsByThread statements = application.getBean(StatementsByThread.class);
+
+        Map<String, Long> before = statements.snapshot();
+        long start = System.nanoTime();
+        // a measurement window, not a wait for a condition: the page is left alone for three of its polls
+        await().pollDelay(OPEN_PAGE_WINDOW).atMost(OPEN_PAGE_WINDOW.plus(PATIENCE)).until(() -> true);
+        Map<String, Long> after = statements.snapshot();
+        double seconds = (System.nanoTime() - start) / 1e9;
+
+        long page = statementsSince(before, after, REQUEST_THREAD);
+        long monitor = statementsSince(before, after, MONITOR_THREAD);
+        System.out.printf("Open page over %.1f s: %d statements on request threads (%.2f/s), %d on the monitor's"
+                + " thread (%.2f/s); all threads: %s%n", seconds, page, page / seconds, monitor, monitor / seconds,
+                after);
+        assertThat(page).as("the page re-read its FAILED records at least once: the counting sees its requests")
+                .isPositive();
+        assertThat(page / seconds).as("the page's statements per second").isLessThanOrEqualTo(1.0);
+        assertThat(monitor).as("the page's polls refreshed the monitor").isPositive();
+    }
+
+    private static long statementsSince(Map<String, Long> before, Map<String, Long> after, String threadPrefix) {
+        return after.entrySet().stream().filter(entry -> entry.getKey().startsWith(threadPrefix))
+                .mapToLong(entry -> entry.getValue() - before.getOrDefault(entry.getKey(), 0L)).sum();
+    }
+
     /** Saves the browser's window as target/console-screenshots/console-{name}.png for docs/images. */
     private void screenshot(String name, String topElementId) {
         ((JavascriptExecutor) browser).executeScript("document.getElementById(arguments[0]).scrollIntoView()",
@@ -302,7 +347,7 @@ class ConsoleBrowserTest {
             OutboxWriteAutoConfiguration.class,
             OutboxProcessingAutoConfiguration.class,
             OutboxConsoleAutoConfiguration.class})
-    @Import(SwitchableProcessor.class)
+    @Import({SwitchableProcessor.class, StatementsByThread.class})
     static class BrowserApplication {
     }
 

@@ -38,6 +38,7 @@ final class BenchDatabase implements AutoCloseable {
     private final HikariDataSource dataSource;
     private final JdbcTemplate jdbc;
     private final AtomicBoolean closed = new AtomicBoolean();
+    private final AtomicBoolean kept = new AtomicBoolean();
 
     private BenchDatabase(String adminUrl, String user, String password, String name) {
         this.adminUrl = adminUrl;
@@ -226,12 +227,21 @@ final class BenchDatabase implements AutoCloseable {
         }
     }
 
+    /** Leaves the database in place at {@link #close()}, for a look at it afterwards (dropped by hand). */
+    void keep() {
+        kept.set(true);
+    }
+
     @Override
     public void close() {
         if (!closed.compareAndSet(false, true)) {
             return;
         }
         dataSource.close();
+        if (kept.get()) {
+            System.out.println("Database " + name + " kept: drop it with DROP DATABASE " + name);
+            return;
+        }
         drop(adminUrl, user, password, name);
     }
 

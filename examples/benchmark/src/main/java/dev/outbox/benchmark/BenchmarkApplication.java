@@ -10,7 +10,8 @@ import java.util.Arrays;
  * {@code --publishers} it runs the publisher benchmark
  * ({@link PublisherBenchmark}); with {@code --write} the write benchmark ({@link WriteBenchmark}); with
  * {@code --latency} the latency from a node's start ({@link StartupLatency}); with {@code --bloat} the bloat benchmark
- * ({@link BloatBenchmark}); with {@code --transactional} the transactional-handler benchmark
+ * ({@link BloatBenchmark}); with {@code --console-queries} the operator console's queries
+ * ({@link ConsoleQueryBenchmark}); with {@code --transactional} the transactional-handler benchmark
  * ({@link TransactionalBenchmark}).
  */
 public final class BenchmarkApplication {
@@ -41,6 +42,10 @@ public final class BenchmarkApplication {
         }
         if (Arrays.asList(args).contains(TransactionalBenchmark.FLAG)) {
             System.exit(runTransactional(args));
+            return;
+        }
+        if (Arrays.asList(args).contains(ConsoleQueryBenchmark.FLAG)) {
+            System.exit(runConsoleQueries(args));
             return;
         }
         if (Arrays.asList(args).contains(PublisherBenchmark.FLAG)) {
@@ -107,6 +112,17 @@ public final class BenchmarkApplication {
             return 2;
         }
         return StartupLatency.run(options).passed() ? 0 : 3;
+    }
+
+    private static int runConsoleQueries(String[] args) {
+        ConsoleQueryBenchmark.Options options;
+        try {
+            options = ConsoleQueryBenchmark.Options.parse(args);
+        } catch (IllegalArgumentException e) {
+            System.err.println("outbox-benchmark --console-queries: " + e.getMessage());
+            return 2;
+        }
+        return ConsoleQueryBenchmark.run(options);
     }
 
     private static int runPublishers(String[] args) {

@@ -340,11 +340,11 @@ class BenchmarkSmokeTest {
         assertThat(outcome.exitCode()).isZero();
     }
 
-    private record Database(String url, String user, String password) {
+    record Database(String url, String user, String password) {
     }
 
     /** The PostgreSQL server of the tests: {@code OUTBOX_TEST_POSTGRES_*}, else the local one; checked to answer. */
-    private static Database database() {
+    static Database database() {
         Database db = new Database(env("OUTBOX_TEST_POSTGRES_URL", BenchmarkOptions.DEFAULT_URL),
                 env("OUTBOX_TEST_POSTGRES_USER", "postgres"), env("OUTBOX_TEST_POSTGRES_PASSWORD", ""));
         requireDatabase(db.url(), db.user(), db.password());
