@@ -25,9 +25,9 @@ import org.springframework.jdbc.core.JdbcTemplate;
  * The console benchmark ({@code java -jar outbox-benchmark.jar --console-queries}): how long each query the operator
  * page causes takes on PostgreSQL with a large outbox table. The monitor's refresh (and each of its statements), the
  * FAILED records' first page in both orders, a deep page after a cursor, pages filtered by handler, event type,
- * aggregate, error text and age, and the count of FAILED records unfiltered and filtered: each run
- * {@code --repeats} times, first on the table as loaded (never analyzed: this server runs without autovacuum), then
- * after {@code ANALYZE}, then after {@code VACUUM (ANALYZE)}. Prints median, max and first run per query and flags
+ * aggregate, error text and age, the count of FAILED records unfiltered and filtered, what a page's records hold back
+ * and a partition's open records (a click): each run {@code --repeats} times, first on the table as loaded (never
+ * analyzed: this server runs without autovacuum), then after {@code ANALYZE}, then after {@code VACUUM (ANALYZE)}. Prints median, max and first run per query and flags
  * those over {@code --goal-millis} (the issue's 200 ms); for each of those, the plans of its statements as it ran
  * once more ({@link AutoExplain}: EXPLAIN ANALYZE with buffers, as the library builds and binds them).
  */
@@ -174,6 +174,10 @@ final class ConsoleQueryBenchmark {
         queries.add(count(admin, "count, aggregate id", byAggregate));
         queries.add(count(admin, "count, error text", timeout));
         queries.add(count(admin, "count, failed within P1D", within(any, "P1D")));
+        List<String> firstPage = jdbc.queryForList("SELECT id FROM outbox_record WHERE status = 'FAILED'"
+                + " ORDER BY sequence_no LIMIT ?", String.class, PAGE_SIZE);
+        queries.add(new ConsoleQuery("held back by page 1's records", () -> admin.newBehind(firstPage)));
+        queries.add(new ConsoleQuery("a partition's open records (click)", () -> admin.partitionRecords(17)));
         return queries;
     }
 
