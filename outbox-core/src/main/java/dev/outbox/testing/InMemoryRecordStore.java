@@ -22,7 +22,6 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collection;
 import java.util.Comparator;
-import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -166,12 +165,7 @@ public final class InMemoryRecordStore implements RecordStore, OutboxRecordRepos
     @Override
     public synchronized FetchedRows findFailedPage(FailedRecordFilter filter, FailedRecordOrder order,
             @Nullable Long afterSequence, int limit) {
-        boolean newestFirst = order == FailedRecordOrder.NEWEST_FIRST;
-        return FetchedRows.of(failed(filter).stream()
-                .sorted(newestFirst ? bySequence().reversed() : bySequence())
-                .filter(r -> afterSequence == null
-                        || (newestFirst ? r.getSequence() < afterSequence : r.getSequence() > afterSequence))
-                .limit(limit).toList());
+        return FailedRecordReads.page(records.values(), filter, order, afterSequence, limit);
     }
 
     @Override
@@ -191,24 +185,11 @@ public final class InMemoryRecordStore implements RecordStore, OutboxRecordRepos
 
     @Override
     public synchronized Map<String, Long> countNewBehind(Collection<String> failedIds) {
-        Map<String, Long> counts = new HashMap<>();
-        for (String id : failedIds) {
-            OutboxRecord failed = records.get(id);
-            if (failed != null && failed.getStatus() == OutboxRecordStatus.FAILED) {
-                long sequence = Objects.requireNonNull(failed.getSequence(), "sequence of a stored record");
-                counts.put(id, records.values().stream().filter(r -> r.getStatus() == OutboxRecordStatus.NEW
-                        && r.getAggregateId().equals(failed.getAggregateId())
-                        && Objects.equals(r.getHandlerId(), failed.getHandlerId())
-                        && r.getSequence() != null && r.getSequence() > sequence).count());
-            }
-        }
-        return counts;
+        return FailedRecordReads.newBehind(records, failedIds);
     }
 
     private List<OutboxRecord> failed(FailedRecordFilter filter) {
-        return records.values().stream().filter(r -> r.getStatus() == OutboxRecordStatus.FAILED
-                && filter.matches(r))
-                .sorted(bySequence()).toList();
+        return FailedRecordReads.matching(records.values(), filter);
     }
 
     private boolean changeFailed(String id, UnaryOperator<OutboxRecord> change) {
@@ -412,6 +393,6 @@ public final class InMemoryRecordStore implements RecordStore, OutboxRecordRepos
     }
 
     private static Comparator<OutboxRecord> bySequence() {
-        return Comparator.comparing(r -> Objects.requireNonNull(r.getSequence()));
+        return FailedRecordReads.bySequence();
     }
 }
