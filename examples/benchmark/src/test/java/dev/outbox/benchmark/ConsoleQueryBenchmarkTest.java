@@ -35,7 +35,7 @@ class ConsoleQueryBenchmarkTest {
         assertThat(records.path("COMPLETED").asLong()).isEqualTo(2610);
         for (String phase : List.of("notAnalyzed", "analyzed", "vacuumed")) {
             JsonNode queries = json.path("phases").path(phase).path("queries");
-            assertThat(queries.size()).as(phase).isEqualTo(23);
+            assertThat(queries.size()).as(phase).isEqualTo(25);
             queries.properties().forEach(query -> assertThat(query.getValue().path("maxMillis").asDouble())
                     .as(phase + ": " + query.getKey()).isPositive());
             JsonNode pagePlans = queries.path("page 1, newest first").path("plans");
@@ -44,6 +44,10 @@ class ConsoleQueryBenchmarkTest {
                             "Buffers: shared");
             assertThat(queries.path("count, unfiltered").path("plans").toString()).as(phase)
                     .contains("idx_outbox_record_failed_seq");
+            assertThat(queries.path("held back by page 1's records").path("plans").toString()).as(phase)
+                    .contains("new_behind");
+            assertThat(queries.path("a partition's open records (click)").path("plans").toString()).as(phase)
+                    .contains("UNION ALL");
         }
     }
 }
