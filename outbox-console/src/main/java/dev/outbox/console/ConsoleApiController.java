@@ -97,7 +97,8 @@ class ConsoleApiController {
                     .toList());
             List<FailedRecordView> records = ConsoleViews.failedRecords(page.rows(), pageOrder, newBehind);
             return ResponseEntity.ok(new FailedRecords(records, limit, page.nextCursor() != null,
-                    page.nextCursor(), pageOrder == FailedRecordOrder.NEWEST_FIRST ? "newest" : "oldest"));
+                    page.nextCursor(), pageOrder == FailedRecordOrder.NEWEST_FIRST ? "newest" : "oldest",
+                    page.searchCut()));
         }));
     }
 
@@ -222,9 +223,11 @@ class ConsoleApiController {
      * @param limit the most that were asked for
      * @param truncated whether there may be more than listed
      * @param nextCursor the {@code after} of the next page; null on the last page
+     * @param searchCut whether a filtered page stopped looking after {@link OutboxAdmin#EXAMINED_PER_PAGE} FAILED
+     *     records before it was full; its next page looks on
      */
     record FailedRecords(List<FailedRecordView> records, int limit, boolean truncated, @Nullable String nextCursor,
-            String order) {
+            String order, boolean searchCut) {
     }
 
     /**

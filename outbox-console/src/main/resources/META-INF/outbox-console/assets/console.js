@@ -113,7 +113,9 @@ async function refreshFailed() {
     renderFailedRecords($('failed-records').tBodies[0], answer.records, state.overview?.operations.allowed ?? false,
         { act, show: showRecord });
     $('failed-summary').textContent = `${answer.records.length} FAILED record(s) on this page, ${answer.order} first`
-        + (after ? ' (not the first page)' : '') + (answer.nextCursor ? '; there may be more on the next page' : '');
+        + (after ? ' (not the first page)' : '') + (answer.searchCut
+            ? '; the page stopped looking after the next 10,000 FAILED records, and the next page looks on'
+            : answer.nextCursor ? '; there may be more on the next page' : '');
     $('failed-next').disabled = !answer.nextCursor;
     $('failed-first').disabled = !after;
     if (state.selectedRecord) {

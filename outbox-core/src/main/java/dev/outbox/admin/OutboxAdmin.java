@@ -33,15 +33,22 @@ public final class OutboxAdmin {
     private static final Logger log = LoggerFactory.getLogger(OutboxAdmin.class);
     /** Most records {@link #failedRecords} returns. */
     public static final int MAX_LIST_SIZE = 1000;
+    /**
+     * Most FAILED records a filtered page examines by default: a filter that matches few of many FAILED records
+     * answers a page at a time, each bounded, instead of reading them all (see {@link FailedRecordPage#searchCut()}).
+     */
+    public static final int EXAMINED_PER_PAGE = 10_000;
 
     private final RecordAdministration store;
     private final Clock clock;
     private final Runnable afterChange;
+    private final int examinedPerPage;
 
     private OutboxAdmin(Builder builder) {
         this.store = Objects.requireNonNull(builder.store, "OutboxAdmin.builder(): store is required");
         this.clock = builder.clock;
         this.afterChange = builder.afterChange;
+        this.examinedPerPage = builder.examinedPerPage;
     }
 
     public static Builder builder() {
@@ -67,7 +74,10 @@ public final class OutboxAdmin {
     /**
      * A page of the FAILED records matching the filter, in {@code order}: the first page when {@code after} is null,
      * else the page after the one whose {@link FailedRecordPage#nextCursor()} it is. Pages never repeat or skip a
-     * record that stays FAILED; records that fail meanwhile show on a later page when they sort after the cursor.
+     * record that stays FAILED; records that fail meanwhile show on a later page when they sort after the cursor. A
+     * page with a filter examines at most {@link Builder#examinedPerPage} FAILED records ({@value #EXAMINED_PER_PAGE}
+     * by default): when it found fewer matches among them than asked for, it is {@link FailedRecordPage#searchCut()}
+     * and its cursor looks on after them.
      * {@code limit} is between 1 and {@value #MAX_LIST_SIZE}; a cursor that no page gave is refused, naming
      * {@code after}.
      *
@@ -79,8 +89,14 @@ public final class OutboxAdmin {
         FailedRecordFilter checked = checked(filter);
         Long afterSequence = after == null ? null : cursorSequence(after);
         Checks.inRange("limit", limit, 1, MAX_LIST_SIZE);
-        FetchedRows rows = store.findFailedPage(checked, order, afterSequence, limit);
-        return new FailedRecordPage(rows, rows.size() < limit ? null : lastSequence(rows, order));
+        Long through = checked.equals(FailedRecordFilter.any()) ? null
+                : store.failedSequenceAfter(order, afterSequence, examinedPerPage);
+        FetchedRows rows = store.findFailedPage(checked, order, afterSequence, through, limit);
+        if (rows.size() >= limit) {
+            return new FailedRecordPage(rows, lastSequence(rows, order));
+        }
+        return through == null ? new FailedRecordPage(rows, null)
+                : new FailedRecordPage(rows, Long.toString(through), true);
     }
 
     /**
@@ -237,6 +253,7 @@ public final class OutboxAdmin {
         private @Nullable RecordAdministration store;
         private Clock clock = Clock.systemUTC();
         private Runnable afterChange = () -> { };
+        private int examinedPerPage = EXAMINED_PER_PAGE;
 
         private Builder() {
         }
@@ -248,6 +265,12 @@ public final class OutboxAdmin {
 
         public Builder clock(Clock clock) {
             this.clock = Objects.requireNonNull(clock, "clock");
+            return this;
+        }
+
+        /** Most FAILED records a filtered page examines: at least 1, {@value #EXAMINED_PER_PAGE} by default. */
+        public Builder examinedPerPage(int examinedPerPage) {
+            this.examinedPerPage = Checks.inRange("examinedPerPage", examinedPerPage, 1, Integer.MAX_VALUE);
             return this;
         }
 

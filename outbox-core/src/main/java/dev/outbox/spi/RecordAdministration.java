@@ -45,14 +45,27 @@ public interface RecordAdministration {
 
     /**
      * A page of FAILED rows matching the filter, readable or not, in {@code order}, at most {@code limit}: those after
-     * the row of sequence {@code afterSequence} in that order, or from the first when it is null. A database store
-     * answers it from an index of FAILED records by sequence, however many other records the table holds.
+     * the row of sequence {@code afterSequence} in that order (from the first when it is null), and none past the row
+     * of sequence {@code throughSequence} (no bound when it is null), so that what a filtered page examines is
+     * bounded however few records its filter matches. A database store answers it from an index of FAILED records by
+     * sequence, however many other records the table holds.
      *
      * @since 0.1.0
      */
     default FetchedRows findFailedPage(FailedRecordFilter filter, FailedRecordOrder order, @Nullable Long afterSequence,
-            int limit) {
+            @Nullable Long throughSequence, int limit) {
         throw new UnsupportedOperationException(getClass().getName() + " does not page FAILED records");
+    }
+
+    /**
+     * The sequence of the {@code n}th FAILED record after the one of {@code afterSequence} in {@code order} (from the
+     * first when null), whatever its fields: where a filtered page stops looking. Null when there are fewer, and by
+     * default (pages are then not bounded).
+     *
+     * @since 0.1.0
+     */
+    default @Nullable Long failedSequenceAfter(FailedRecordOrder order, @Nullable Long afterSequence, int n) {
+        return null;
     }
 
     /**

@@ -11,6 +11,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.stream.Stream;
 import org.jspecify.annotations.Nullable;
 
 /** What {@link InMemoryRecordStore} reads of its FAILED records for an operator; the caller holds the store's lock. */
@@ -27,13 +28,27 @@ final class FailedRecordReads {
 
     /** A keyset page of them, as {@link dev.outbox.spi.RecordAdministration#findFailedPage} reads it. */
     static FetchedRows page(Collection<OutboxRecord> records, FailedRecordFilter filter, FailedRecordOrder order,
-            @Nullable Long afterSequence, int limit) {
+            @Nullable Long afterSequence, @Nullable Long throughSequence, int limit) {
         boolean newestFirst = order == FailedRecordOrder.NEWEST_FIRST;
-        return FetchedRows.of(matching(records, filter).stream()
-                .sorted(newestFirst ? bySequence().reversed() : bySequence())
-                .filter(r -> afterSequence == null
-                        || (newestFirst ? sequence(r) < afterSequence : sequence(r) > afterSequence))
+        return FetchedRows.of(inOrderAfter(matching(records, filter), order, afterSequence)
+                .filter(r -> throughSequence == null
+                        || (newestFirst ? sequence(r) >= throughSequence : sequence(r) <= throughSequence))
                 .limit(limit).toList());
+    }
+
+    /** The sequence of the {@code n}th FAILED record after the cursor in the order; null when there are fewer. */
+    static @Nullable Long sequenceAfter(Collection<OutboxRecord> records, FailedRecordOrder order,
+            @Nullable Long afterSequence, int n) {
+        return inOrderAfter(matching(records, FailedRecordFilter.any()), order, afterSequence).skip(n - 1L)
+                .findFirst().map(FailedRecordReads::sequence).orElse(null);
+    }
+
+    private static Stream<OutboxRecord> inOrderAfter(List<OutboxRecord> failed, FailedRecordOrder order,
+            @Nullable Long afterSequence) {
+        boolean newestFirst = order == FailedRecordOrder.NEWEST_FIRST;
+        return failed.stream().sorted(newestFirst ? bySequence().reversed() : bySequence())
+                .filter(r -> afterSequence == null
+                        || (newestFirst ? sequence(r) < afterSequence : sequence(r) > afterSequence));
     }
 
     /** For each FAILED record among the ids, the NEW records of its aggregate and handler after it. */

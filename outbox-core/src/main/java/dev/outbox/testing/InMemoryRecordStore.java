@@ -154,18 +154,20 @@ public final class InMemoryRecordStore implements RecordStore, OutboxRecordRepos
     @Override
     public synchronized boolean deleteFailed(String id) {
         OutboxRecord record = records.get(id);
-        if (record == null || (record.getStatus() != OutboxRecordStatus.FAILED
-                && record.getStatus() != OutboxRecordStatus.SKIPPED)) {
-            return false;
-        }
-        records.remove(id);
-        return true;
+        boolean deletable = record != null && (record.getStatus() == OutboxRecordStatus.FAILED
+                || record.getStatus() == OutboxRecordStatus.SKIPPED);
+        return deletable && records.remove(id) != null;
     }
 
     @Override
     public synchronized FetchedRows findFailedPage(FailedRecordFilter filter, FailedRecordOrder order,
-            @Nullable Long afterSequence, int limit) {
-        return FailedRecordReads.page(records.values(), filter, order, afterSequence, limit);
+            @Nullable Long afterSequence, @Nullable Long throughSequence, int limit) {
+        return FailedRecordReads.page(records.values(), filter, order, afterSequence, throughSequence, limit);
+    }
+
+    @Override
+    public synchronized @Nullable Long failedSequenceAfter(FailedRecordOrder order, @Nullable Long after, int n) {
+        return FailedRecordReads.sequenceAfter(records.values(), order, after, n);
     }
 
     @Override

@@ -186,6 +186,40 @@ public abstract class FailedRecordAdministrationContract {
         assertThat(admin().countFailed(FailedRecordFilter.any())).isZero();
     }
 
+    @Test
+    public final void aFilteredPageExaminesAtMostItsShareAndItsCursorLooksOnAfterIt() {
+        List<OutboxRecord> records = new ArrayList<>();
+        for (int i = 0; i < 10; i++) {
+            records.add(failed(save("A" + i, "T", "h1"), i == 7 ? "the one" : "another", null));
+        }
+        String theOneId = records.get(7).getId();
+        FailedRecordFilter theOne = FailedRecordFilter.any().withErrorContaining("the one");
+        OutboxAdmin narrow = OutboxAdmin.builder().store(administration()).clock(clock).examinedPerPage(3).build();
+        for (FailedRecordOrder order : FailedRecordOrder.values()) {
+            List<FailedRecordPage> pages = new ArrayList<>();
+            String cursor = null;
+            do {
+                FailedRecordPage page = narrow.failedPage(theOne, order, cursor, 5);
+                pages.add(page);
+                cursor = page.nextCursor();
+                assertThat(pages).as("pages end").hasSizeLessThan(20);
+            } while (cursor != null);
+            assertThat(pages.stream().flatMap(page -> idsOf(page).stream())).as(order.name()).containsExactly(theOneId);
+            assertThat(pages).as("%s: three records examined a page, the last one alone", order).hasSize(4);
+            assertThat(pages.subList(0, 3)).allSatisfy(page -> assertThat(page.searchCut()).isTrue());
+            assertThat(pages.get(3).searchCut()).as("the last page looked to the end").isFalse();
+        }
+        FailedRecordPage unfiltered = narrow.failedPage(FailedRecordFilter.any(), FailedRecordOrder.OLDEST_FIRST, null,
+                5);
+        assertThat(idsOf(unfiltered)).as("pages without a filter are not cut").hasSize(5);
+        assertThat(unfiltered.searchCut()).isFalse();
+        FailedRecordPage whole = admin().failedPage(theOne, FailedRecordOrder.OLDEST_FIRST, null, 5);
+        assertThat(idsOf(whole)).as("by default a page looks through %d", OutboxAdmin.EXAMINED_PER_PAGE)
+                .containsExactly(theOneId);
+        assertThat(whole.nextCursor()).isNull();
+        assertThat(whole.searchCut()).isFalse();
+    }
+
     // ================================================================ what a failure holds back
 
     @Test

@@ -60,28 +60,48 @@ final class JdbcFailedRecords {
     }
 
     FetchedRows findFailedPage(FailedRecordFilter filter, FailedRecordOrder order, @Nullable Long afterSequence,
-            int limit) {
-        return store.query(pageStatement(filter, order, afterSequence, limit), rows);
+            @Nullable Long throughSequence, int limit) {
+        return store.query(pageStatement(filter, order, afterSequence, throughSequence, limit), rows);
     }
 
     /**
      * The page read: in sequence order through the FAILED entries of the (status, sequence_no) index, with the ordered
-     * reads' prelude (PostgreSQL: no sort), from just after the cursor.
+     * reads' prelude (PostgreSQL: no sort), from just after the cursor, up to the bound when there is one.
      */
     BoundStatement pageStatement(FailedRecordFilter filter, FailedRecordOrder order, @Nullable Long afterSequence,
-            int limit) {
-        boolean newestFirst = order == FailedRecordOrder.NEWEST_FIRST;
+            @Nullable Long throughSequence, int limit) {
         MapSqlParameterSource parameters = new MapSqlParameterSource();
-        String after = "";
-        if (afterSequence != null) {
-            after = sql.get(newestFirst ? "admin.page.after.newestFirst" : "admin.page.after.oldestFirst");
-            parameters.addValue("after", afterSequence);
-        }
-        String statement = (newestFirst ? pageNewestFirst : pageOldestFirst)
+        String statement = (order == FailedRecordOrder.NEWEST_FIRST ? pageNewestFirst : pageOldestFirst)
                 .replace("{filter}", filter(filter, parameters))
-                .replace("{after}", after)
+                .replace("{after}", bound("after", order, afterSequence, parameters))
+                .replace("{through}", bound("through", order, throughSequence, parameters))
                 .replace("{limit}", Integer.toString(limit));
         return new BoundStatement(statement, parameters, orderedReadPrelude);
+    }
+
+    /** The statement of {@link #failedSequenceAfter}: the {@code n}th FAILED entry past the cursor in the index. */
+    BoundStatement sequenceAfterStatement(FailedRecordOrder order, @Nullable Long afterSequence, int n) {
+        MapSqlParameterSource parameters = new MapSqlParameterSource();
+        String statement = sql.get(order == FailedRecordOrder.NEWEST_FIRST ? "admin.failedSequenceAfter.newestFirst"
+                : "admin.failedSequenceAfter.oldestFirst")
+                .replace("{after}", bound("after", order, afterSequence, parameters))
+                .replace("{skip}", Integer.toString(n - 1));
+        return new BoundStatement(statement, parameters, orderedReadPrelude);
+    }
+
+    @Nullable Long failedSequenceAfter(FailedRecordOrder order, @Nullable Long afterSequence, int n) {
+        return store.query(sequenceAfterStatement(order, afterSequence, n), rs -> rs.next() ? rs.getLong(1) : null);
+    }
+
+    /** The admin.page.{name}.* fragment of the order, its value added to the parameters; empty without a value. */
+    private String bound(String name, FailedRecordOrder order, @Nullable Long sequence,
+            MapSqlParameterSource parameters) {
+        if (sequence == null) {
+            return "";
+        }
+        parameters.addValue(name, sequence);
+        return sql.get("admin.page." + name + (order == FailedRecordOrder.NEWEST_FIRST ? ".newestFirst"
+                : ".oldestFirst"));
     }
 
     /** The count statement, as {@link #countFailed} runs it. */

@@ -262,8 +262,13 @@ public final class JdbcRecordStore implements RecordStore, RecordStatistics, Rec
 
     @Override
     public FetchedRows findFailedPage(FailedRecordFilter filter, FailedRecordOrder order, @Nullable Long afterSequence,
-            int limit) {
-        return failedRecords.findFailedPage(filter, order, afterSequence, limit);
+            @Nullable Long throughSequence, int limit) {
+        return failedRecords.findFailedPage(filter, order, afterSequence, throughSequence, limit);
+    }
+
+    @Override
+    public @Nullable Long failedSequenceAfter(FailedRecordOrder order, @Nullable Long afterSequence, int n) {
+        return failedRecords.failedSequenceAfter(order, afterSequence, n);
     }
 
     /** The statements on FAILED records by filter, for tests that read their plans. */

@@ -2,6 +2,7 @@ package dev.outbox.jdbc;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.outbox.admin.OutboxAdmin;
 import dev.outbox.jdbc.dialect.DatabaseDialect;
 import dev.outbox.jdbc.testing.TestDatabase;
 import dev.outbox.spi.FailedRecordFilter;
@@ -36,6 +37,11 @@ class PostgresFailedRecordPageQueryPlanTest {
     private static final int PAGE = 50;
     /** The buffers an unfiltered page of 50 may touch: measured 2 to 4, with or without statistics. */
     private static final int MAX_PAGE_BUFFERS = 50;
+    /**
+     * The buffers a filtered page that matches nothing may touch, bounded to {@link OutboxAdmin#EXAMINED_PER_PAGE}
+     * FAILED records, and the statement that finds the bound; unbounded, such a page read every FAILED record's row.
+     */
+    private static final int MAX_BOUNDED_BUFFERS = 12_000;
     /** The buffers the counts behind 100 FAILED records may touch: measured 1,300. */
     private static final int MAX_NEW_BEHIND_BUFFERS = 5_000;
     private static final Pattern BUFFERS = Pattern.compile("Buffers: shared hit=(\\d+)(?: read=(\\d+))?");
@@ -69,6 +75,11 @@ class PostgresFailedRecordPageQueryPlanTest {
                                 .doesNotContain("Seq Scan on outbox_record").doesNotContain("Sort Key")
                                 .contains("idx_outbox_record_failed_seq");
                     });
+                    for (String bounded : List.of("where a filtered page stops", "no match, bounded")) {
+                        String plan = plans.get(bounded);
+                        assertThat(buffersTouched(plan)).as("%s; plan:%n%s", bounded, plan)
+                                .isLessThanOrEqualTo(MAX_BOUNDED_BUFFERS);
+                    }
                     for (String unfiltered : List.of("oldest first", "newest first", "oldest first after the middle",
                             "newest first after the middle", "oldest first after the last")) {
                         String plan = plans.get(unfiltered);
@@ -81,7 +92,7 @@ class PostgresFailedRecordPageQueryPlanTest {
             }
             assertNewBehindReadThroughIndexes(store, db);
             FetchedRows page = store.findFailedPage(FailedRecordFilter.any(), FailedRecordOrder.NEWEST_FIRST, null,
-                    PAGE);
+                    null, PAGE);
             // Rows written by SQL in partitions their aggregates do not hash to: a page shows them as unreadable.
             assertThat(page.unreadable()).hasSize(PAGE);
             assertThat(page.unreadable().get(0).id()).isEqualTo("r-" + FAILED);
@@ -102,20 +113,29 @@ class PostgresFailedRecordPageQueryPlanTest {
         FailedRecordFilter any = FailedRecordFilter.any();
         Map<String, String> plans = new LinkedHashMap<>();
         plans.put("oldest first", explain(connection, failed.pageStatement(any, FailedRecordOrder.OLDEST_FIRST, null,
-                PAGE)));
+                null, PAGE)));
         plans.put("newest first", explain(connection, failed.pageStatement(any, FailedRecordOrder.NEWEST_FIRST, null,
-                PAGE)));
+                null, PAGE)));
         plans.put("oldest first after the middle", explain(connection, failed.pageStatement(any,
-                FailedRecordOrder.OLDEST_FIRST, middle, PAGE)));
+                FailedRecordOrder.OLDEST_FIRST, middle, null, PAGE)));
         plans.put("newest first after the middle", explain(connection, failed.pageStatement(any,
-                FailedRecordOrder.NEWEST_FIRST, middle, PAGE)));
+                FailedRecordOrder.NEWEST_FIRST, middle, null, PAGE)));
         plans.put("oldest first after the last", explain(connection, failed.pageStatement(any,
-                FailedRecordOrder.OLDEST_FIRST, lastFailed, PAGE)));
+                FailedRecordOrder.OLDEST_FIRST, lastFailed, null, PAGE)));
         plans.put("by handler and error", explain(connection, failed.pageStatement(any.withHandlerId("h3")
-                .withErrorContaining("Broker 4"), FailedRecordOrder.NEWEST_FIRST, middle, PAGE)));
+                .withErrorContaining("Broker 4"), FailedRecordOrder.NEWEST_FIRST, middle, null, PAGE)));
         plans.put("by event type and age", explain(connection, failed.pageStatement(any.withEventType("E1")
                 .createdBetween(null, Instant.now().minusSeconds(ROWS - FAILED / 2)), FailedRecordOrder.OLDEST_FIRST,
-                null, PAGE)));
+                null, null, PAGE)));
+        // a filter that matches nothing, as OutboxAdmin bounds it: where to stop, then the page up to there
+        plans.put("where a filtered page stops", explain(connection, failed.sequenceAfterStatement(
+                FailedRecordOrder.OLDEST_FIRST, middle, OutboxAdmin.EXAMINED_PER_PAGE)));
+        Long through = store.failedSequenceAfter(FailedRecordOrder.OLDEST_FIRST, middle,
+                OutboxAdmin.EXAMINED_PER_PAGE);
+        assertThat(through).as("a bound: more than %d FAILED records after the middle", OutboxAdmin.EXAMINED_PER_PAGE)
+                .isNotNull();
+        plans.put("no match, bounded", explain(connection, failed.pageStatement(
+                any.withErrorContaining("no such text"), FailedRecordOrder.OLDEST_FIRST, middle, through, PAGE)));
         plans.put("count", explain(connection, failed.countStatement(any)));
         plans.put("count by handler and error", explain(connection, failed.countStatement(any.withHandlerId("h3")
                 .withErrorContaining("Broker 4"))));
