@@ -12,6 +12,7 @@ import java.util.Collection;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import org.jspecify.annotations.Nullable;
 import org.springframework.jdbc.core.ResultSetExtractor;
 import org.springframework.jdbc.core.RowCallbackHandler;
@@ -90,7 +91,8 @@ final class JdbcFailedRecords {
     }
 
     @Nullable Long failedSequenceAfter(FailedRecordOrder order, @Nullable Long afterSequence, int n) {
-        return store.query(sequenceAfterStatement(order, afterSequence, n), rs -> rs.next() ? rs.getLong(1) : null);
+        return store.query(sequenceAfterStatement(order, afterSequence, n),
+                rs -> rs.next() ? Optional.of(rs.getLong(1)) : Optional.<Long>empty()).orElse(null);
     }
 
     /** The admin.page.{name}.* fragment of the order, its value added to the parameters; empty without a value. */
