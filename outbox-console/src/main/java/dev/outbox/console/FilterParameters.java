@@ -1,5 +1,6 @@
 package dev.outbox.console;
 
+import dev.outbox.boot.actuate.TimeBound;
 import dev.outbox.spi.FailedRecordFilter;
 import java.time.Clock;
 import java.time.Duration;
@@ -23,14 +24,16 @@ record FilterParameters(@Nullable String handlerId, @Nullable String eventType, 
 
     /**
      * The filter at {@code clock}'s now; a {@code failedWithin} that is no positive duration, a bound that is no
-     * instant, or {@code failedWithin} with {@code lastAttemptDueFrom} (two lower bounds) is refused.
+     * instant or a range that holds none (checked as the actuator checks them: {@link TimeBound}), or
+     * {@code failedWithin} with {@code lastAttemptDueFrom} (two lower bounds) is refused.
      */
     FailedRecordFilter toFilter(Clock clock) {
         FailedRecordFilter filter = FailedRecordFilter.any().withHandlerId(blankAsAny(handlerId))
                 .withEventType(blankAsAny(eventType)).withAggregateId(blankAsAny(aggregateId))
                 .withErrorContaining(blankAsAny(errorContains));
-        Instant from = instant("lastAttemptDueFrom", lastAttemptDueFrom);
-        Instant before = instant("lastAttemptDueBefore", lastAttemptDueBefore);
+        Instant from = TimeBound.parse("lastAttemptDueFrom", lastAttemptDueFrom);
+        Instant before = TimeBound.parse("lastAttemptDueBefore", lastAttemptDueBefore);
+        TimeBound.checkRange(from, "lastAttemptDueFrom", before, "lastAttemptDueBefore");
         String within = blankAsAny(failedWithin);
         if (within == null) {
             return filter.lastAttemptDueBetween(from, before);
@@ -50,19 +53,6 @@ record FilterParameters(@Nullable String handlerId, @Nullable String eventType, 
             throw new IllegalArgumentException("failedWithin must be positive, not " + within);
         }
         return filter.lastAttemptDueBetween(clock.instant().minus(age), before);
-    }
-
-    private static @Nullable Instant instant(String parameter, @Nullable String value) {
-        String given = blankAsAny(value);
-        if (given == null) {
-            return null;
-        }
-        try {
-            return Instant.parse(given.strip());
-        } catch (DateTimeParseException e) {
-            throw new IllegalArgumentException(parameter + " must be an ISO-8601 instant such as 2026-01-31T12:00:00Z, "
-                    + "not '" + (given.length() > 40 ? given.substring(0, 40) + "…" : given) + "'");
-        }
     }
 
     static @Nullable String blankAsAny(@Nullable String value) {

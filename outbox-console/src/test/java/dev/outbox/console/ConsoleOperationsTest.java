@@ -100,12 +100,17 @@ class ConsoleOperationsTest {
             JsonNode withinADay = json(mvc, post("/outbox-console/api/skip-all?failedWithin=P1D"));
             assertThat(withinADay.get("records").asInt()).as("failedWithin itself bounds it too").isZero();
             for (String bad : List.of("failedWithin=P1D&lastAttemptDueFrom=" + from,
-                    "lastAttemptDueFrom=yesterday", "lastAttemptDueBefore=2026-13-01T00:00:00Z")) {
+                    "lastAttemptDueFrom=yesterday", "lastAttemptDueBefore=2026-13-01T00:00:00Z",
+                    "lastAttemptDueFrom=2026-02-01T00:00:00Z&lastAttemptDueBefore=2026-01-01T00:00:00Z")) {
                 MockHttpServletResponse refused = perform(mvc, post("/outbox-console/api/delete-all?" + bad));
                 assertThat(refused.getStatus()).as(bad).isEqualTo(400);
                 assertThat(refused.getContentAsString()).contains(bad.substring(bad.lastIndexOf('&') + 1,
                         bad.lastIndexOf('=')));
             }
+            MockHttpServletResponse emptyRange = perform(mvc, get("/outbox-console/api/failed-records/count"
+                    + "?lastAttemptDueFrom=2026-02-01T00:00:00Z&lastAttemptDueBefore=2026-01-01T00:00:00Z"));
+            assertThat(emptyRange.getStatus()).as("a range that holds no instant, counted").isEqualTo(400);
+            assertThat(emptyRange.getContentAsString()).contains("must be before lastAttemptDueBefore");
             assertThat(status(database, ids.get(0))).containsExactly("FAILED");
         });
     }
