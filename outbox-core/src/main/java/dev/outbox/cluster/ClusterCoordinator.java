@@ -80,8 +80,8 @@ public final class ClusterCoordinator implements PartitionOwnership, AutoCloseab
         this.instanceId = Checks.requireText("instanceId", builder.instanceId, 255);
         this.timings = new ClusterTimings(builder.heartbeatInterval, builder.staleTimeout, builder.rebalanceInterval);
         this.lease = new HeartbeatLease(builder.heartbeats != null ? builder.heartbeats : instances, instanceId,
-                builder.hostname, builder.port, builder.capabilities, timings.lease(), timings.staleTimeout(),
-                builder.nanoClock);
+                builder.hostname, builder.port, builder.capabilities, builder.recordsCompleted, timings.lease(),
+                timings.staleTimeout(), builder.nanoClock);
         this.ledger = new PartitionLedger(instanceId, builder.partitionListener);
         this.rebalancer = new Rebalancer(instanceId, instances, partitions, ledger, timings.staleTimeout(),
                 builder.handling, builder.partitionsGained);
@@ -276,6 +276,7 @@ public final class ClusterCoordinator implements PartitionOwnership, AutoCloseab
         private String hostname = "unknown";
         private int port;
         private @Nullable InstanceCapabilities capabilities;
+        private @Nullable LongSupplier recordsCompleted;
         private Duration heartbeatInterval = ClusterTimings.DEFAULT_HEARTBEAT_INTERVAL;
         private Duration staleTimeout = ClusterTimings.DEFAULT_STALE_TIMEOUT;
         private Duration rebalanceInterval = ClusterTimings.DEFAULT_REBALANCE_INTERVAL;
@@ -335,6 +336,12 @@ public final class ClusterCoordinator implements PartitionOwnership, AutoCloseab
          */
         public Builder capabilities(InstanceCapabilities capabilities) {
             this.capabilities = Objects.requireNonNull(capabilities, "capabilities");
+            return this;
+        }
+
+        /** This instance's count of completed records, published with each heartbeat; an {@code OutboxNode} sets it. */
+        public Builder recordsCompleted(LongSupplier recordsCompleted) {
+            this.recordsCompleted = Objects.requireNonNull(recordsCompleted, "recordsCompleted");
             return this;
         }
 

@@ -26,6 +26,8 @@ final class HeartbeatLease {
     private final String hostname;
     private final int port;
     private final @Nullable InstanceCapabilities capabilities;
+    /** The records this instance completed since it started, published with each heartbeat; null: none published. */
+    private final @Nullable LongSupplier recordsCompleted;
     private final LongSupplier nanoClock;
     private final long leaseNanos;
     private final Duration staleTimeout;
@@ -36,12 +38,14 @@ final class HeartbeatLease {
     private volatile boolean lossLogged;
 
     HeartbeatLease(InstanceStore heartbeats, String instanceId, String hostname, int port,
-            @Nullable InstanceCapabilities capabilities, Duration lease, Duration staleTimeout, LongSupplier nanoClock) {
+            @Nullable InstanceCapabilities capabilities, @Nullable LongSupplier recordsCompleted, Duration lease,
+            Duration staleTimeout, LongSupplier nanoClock) {
         this.heartbeats = heartbeats;
         this.instanceId = instanceId;
         this.hostname = hostname;
         this.port = port;
         this.capabilities = capabilities;
+        this.recordsCompleted = recordsCompleted;
         this.nanoClock = nanoClock;
         this.leaseNanos = lease.toNanos();
         this.staleTimeout = staleTimeout;
@@ -68,7 +72,9 @@ final class HeartbeatLease {
         boolean expired = heartbeatSucceeded && !isValid();
         boolean present;
         if (heartbeatSucceeded) {
-            Optional<List<InstanceState>> live = heartbeats.heartbeatAndFindLive(instanceId, staleTimeout);
+            Optional<List<InstanceState>> live = recordsCompleted == null
+                    ? heartbeats.heartbeatAndFindLive(instanceId, staleTimeout)
+                    : heartbeats.heartbeatAndFindLive(instanceId, recordsCompleted.getAsLong(), staleTimeout);
             present = live.isPresent();
             if (present) {
                 members = new Members(live.get(), sent);

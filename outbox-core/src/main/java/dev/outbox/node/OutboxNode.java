@@ -48,10 +48,11 @@ public final class OutboxNode implements AutoCloseable {
     private OutboxNode(Builder builder) {
         OutboxProcessor.Builder processorBuilder = Objects.requireNonNull(builder.processor,
                 "OutboxNode.builder(): processor is required");
-        // The cycle processor ↔ coordinator is closed here: the coordinator asks the processor what is in hand, and
-        // wakes it when it gains partitions; the processor asks the coordinator what it owns.
-        this.coordinator = builder.cluster == null ? null
-                : builder.cluster.handling(this::isHandling).partitionsGained(this::wakeUp).build();
+        // The cycle processor ↔ coordinator is closed here: the coordinator asks the processor what is in hand and
+        // how many records it completed (its heartbeats publish that), and wakes it when it gains partitions; the
+        // processor asks the coordinator what it owns.
+        this.coordinator = builder.cluster == null ? null : builder.cluster.handling(this::isHandling)
+                .partitionsGained(this::wakeUp).recordsCompleted(this::recordsCompleted).build();
         PartitionOwnership ownership = coordinator != null ? coordinator : PartitionOwnership.allPartitions();
         this.processor = processorBuilder.ownership(ownership).build();
         this.purger = builder.purger == null ? null : builder.purger.ownership(ownership).build();
@@ -150,6 +151,10 @@ public final class OutboxNode implements AutoCloseable {
         processor.wakeUp();
     }
 
+    private long recordsCompleted() {
+        return processor.recordsCompleted();
+    }
+
     private static void closeQuietly(WakeUpSource source) {
         try {
             source.close();
@@ -160,8 +165,8 @@ public final class OutboxNode implements AutoCloseable {
 
     /**
      * Assembles an {@link OutboxNode} from the builders of its parts, configured but for their links to each other,
-     * which the node sets: the processor's and the purger's ownership, the coordinator's {@code handling} and
-     * {@code partitionsGained}.
+     * which the node sets: the processor's and the purger's ownership, the coordinator's {@code handling},
+     * {@code partitionsGained} and {@code recordsCompleted}.
      */
     public static final class Builder {
 

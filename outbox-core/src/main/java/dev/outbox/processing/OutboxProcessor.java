@@ -63,6 +63,7 @@ public final class OutboxProcessor implements AutoCloseable, WakeUpSource.Target
     private final TransactionalWorker transactionalWorker;
     private final Dispatcher dispatcher;
     private final @Nullable HandlerTimeouts timeouts;
+    private final CompletionCount completed;
 
     private final Object lifecycle = new Object();
     private @Nullable PollLoop loop;
@@ -80,17 +81,18 @@ public final class OutboxProcessor implements AutoCloseable, WakeUpSource.Target
         this.description = options + ", retry policy " + builder.retryPolicy + ", handlers " + routes;
         this.timeouts = options.handlerTimeout().map(HandlerTimeouts::new).orElse(null);
         this.workers = new WorkerPool(options.concurrency(), builder.workerThreadFactory);
-        this.outcomes = new OutcomeWriter(store, ownership, builder.listener, clock, options, lanes);
+        this.completed = new CompletionCount(builder.listener);
+        this.outcomes = new OutcomeWriter(store, ownership, completed, clock, options, lanes);
         LaneFailures failures = new LaneFailures(new FailureDecision(builder.retryPolicy, options), outcomes,
-                builder.listener, clock, options.stopOnFirstFailure());
+                completed, clock, options.stopOnFirstFailure());
         HandlerCalls calls = new HandlerCalls(builder.observation, timeouts);
         this.worker = new LaneWorker(routes, ownership, calls, failures, outcomes, lanes);
-        this.publishingWorker = new PublishingWorker(routes, ownership, builder.observation, builder.listener,
+        this.publishingWorker = new PublishingWorker(routes, ownership, builder.observation, completed,
                 failures, outcomes, lanes);
         this.transactionalWorker = new TransactionalWorker(routes, ownership, calls, transactions, failures, outcomes,
-                builder.listener, lanes);
+                completed, lanes);
         this.dispatcher = new Dispatcher(store, ownership, clock, options, lanes, workers,
-                worker, routes, publishingWorker, transactionalWorker, builder.listener);
+                worker, routes, publishingWorker, transactionalWorker, completed);
     }
 
     public static Builder builder() {
@@ -244,6 +246,11 @@ public final class OutboxProcessor implements AutoCloseable, WakeUpSource.Target
         return handled;
     }
 
+    /** Records this processor completed (their completion stored) since it was built: its share of the drain rate. */
+    public long recordsCompleted() {
+        return completed.total();
+    }
+
     /**
      * Whether a record of {@code partition} is in hand: being handled, or its outcome not stored yet. A coordinator
      * handing the partition over waits for false after it stopped giving the partition out.
@@ -279,13 +286,10 @@ public final class OutboxProcessor implements AutoCloseable, WakeUpSource.Target
 
     /** Thread.join(0) waits forever: a zero, negative or sub-millisecond timeout waits one millisecond instead. */
     private static long joinMillis(Duration timeout) {
-        if (timeout.isNegative() || timeout.isZero()) {
-            return 1;
-        }
         try {
             return Math.max(1, timeout.toMillis());
         } catch (ArithmeticException e) {
-            return Long.MAX_VALUE;
+            return timeout.isNegative() ? 1 : Long.MAX_VALUE; // too long for a long of milliseconds
         }
     }
 

@@ -17,9 +17,12 @@ import org.jspecify.annotations.Nullable;
  * @param heartbeatAge database time elapsed since that heartbeat when the row was read
  * @param capabilities what it can process, or null when it did not say (a version from before capabilities, or a
  *     store that keeps none)
+ * @param recordsCompleted how many records the instance had completed since it started, as its last heartbeat
+ *     published; null when it did not say (a version from before this count, or a store that keeps none)
  */
 public record InstanceState(String instanceId, String hostname, int port, InstanceStatus status, Instant startedAt,
-        Instant lastHeartbeat, Duration heartbeatAge, @Nullable InstanceCapabilities capabilities) {
+        Instant lastHeartbeat, Duration heartbeatAge, @Nullable InstanceCapabilities capabilities,
+        @Nullable Long recordsCompleted) {
 
     public InstanceState {
         Objects.requireNonNull(instanceId, "instanceId");
@@ -28,12 +31,21 @@ public record InstanceState(String instanceId, String hostname, int port, Instan
         Objects.requireNonNull(startedAt, "startedAt");
         Objects.requireNonNull(lastHeartbeat, "lastHeartbeat");
         Objects.requireNonNull(heartbeatAge, "heartbeatAge");
+        if (recordsCompleted != null && recordsCompleted < 0) {
+            throw new IllegalArgumentException("recordsCompleted must be at least 0, not " + recordsCompleted);
+        }
     }
 
-    /** A row without capabilities. */
+    /** A row without a count of completed records. */
+    public InstanceState(String instanceId, String hostname, int port, InstanceStatus status, Instant startedAt,
+            Instant lastHeartbeat, Duration heartbeatAge, @Nullable InstanceCapabilities capabilities) {
+        this(instanceId, hostname, port, status, startedAt, lastHeartbeat, heartbeatAge, capabilities, null);
+    }
+
+    /** A row without capabilities nor a count of completed records. */
     public InstanceState(String instanceId, String hostname, int port, InstanceStatus status, Instant startedAt,
             Instant lastHeartbeat, Duration heartbeatAge) {
-        this(instanceId, hostname, port, status, startedAt, lastHeartbeat, heartbeatAge, null);
+        this(instanceId, hostname, port, status, startedAt, lastHeartbeat, heartbeatAge, null, null);
     }
 
     /**

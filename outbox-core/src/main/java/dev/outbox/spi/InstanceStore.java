@@ -29,6 +29,17 @@ public interface InstanceStore {
     boolean heartbeat(String instanceId);
 
     /**
+     * {@link #heartbeat(String)}, and publishes in the same write how many records the instance has completed since it
+     * started ({@link InstanceState#recordsCompleted()}), which the console sums into the drain rate. Stores that keep
+     * no count heartbeat only.
+     *
+     * @param recordsCompleted at least 0
+     */
+    default boolean heartbeat(String instanceId, long recordsCompleted) {
+        return heartbeat(instanceId);
+    }
+
+    /**
      * {@link #heartbeat} then, when the row was there, {@link #findLive}: what an instance does every heartbeat
      * interval, in one transaction where the store has them, so that an idle instance pays one commit for both rather
      * than two. The default calls the two methods one after the other.
@@ -37,6 +48,16 @@ public interface InstanceStore {
      */
     default Optional<List<InstanceState>> heartbeatAndFindLive(String instanceId, Duration staleTimeout) {
         return heartbeat(instanceId) ? Optional.of(findLive(staleTimeout)) : Optional.empty();
+    }
+
+    /**
+     * {@link #heartbeatAndFindLive(String, Duration)} publishing the instance's count of completed records, as
+     * {@link #heartbeat(String, long)} does. Stores that keep no count run
+     * {@link #heartbeatAndFindLive(String, Duration)}.
+     */
+    default Optional<List<InstanceState>> heartbeatAndFindLive(String instanceId, long recordsCompleted,
+            Duration staleTimeout) {
+        return heartbeatAndFindLive(instanceId, staleTimeout);
     }
 
     /** Marks the instance SHUTTING_DOWN; it keeps heartbeating until it is removed. */

@@ -16,6 +16,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.TreeMap;
 import org.jspecify.annotations.Nullable;
 
@@ -47,16 +48,36 @@ public final class InMemoryClusterStore implements InstanceStore, PartitionStore
         Objects.requireNonNull(instanceId, "instanceId");
         Objects.requireNonNull(hostname, "hostname");
         Instant now = now();
-        instances.put(instanceId, new InstanceRow(hostname, port, InstanceStatus.ACTIVE, now, now, capabilities));
+        instances.put(instanceId, new InstanceRow(hostname, port, InstanceStatus.ACTIVE, now, now, capabilities,
+                null));
+    }
+
+    /** Leaves no count of completed records: as a database row that a heartbeat without one sets to NULL. */
+    @Override
+    public synchronized boolean heartbeat(String instanceId) {
+        return beat(instanceId, null);
     }
 
     @Override
-    public synchronized boolean heartbeat(String instanceId) {
+    public synchronized boolean heartbeat(String instanceId, long recordsCompleted) {
+        return beat(instanceId, recordsCompleted);
+    }
+
+    @Override
+    public synchronized Optional<List<InstanceState>> heartbeatAndFindLive(String instanceId, long recordsCompleted,
+            Duration staleTimeout) {
+        return beat(instanceId, recordsCompleted) ? Optional.of(findLive(staleTimeout)) : Optional.empty();
+    }
+
+    private boolean beat(String instanceId, @Nullable Long recordsCompleted) {
         InstanceRow row = instances.get(Objects.requireNonNull(instanceId, "instanceId"));
         if (row == null) {
             return false;
         }
-        instances.put(instanceId, row.withHeartbeat(now()));
+        if (recordsCompleted != null && recordsCompleted < 0) {
+            throw new IllegalArgumentException("recordsCompleted must be at least 0, not " + recordsCompleted);
+        }
+        instances.put(instanceId, row.withHeartbeat(now(), recordsCompleted));
         return true;
     }
 
@@ -65,7 +86,7 @@ public final class InMemoryClusterStore implements InstanceStore, PartitionStore
         InstanceRow row = instances.get(Objects.requireNonNull(instanceId, "instanceId"));
         if (row != null) {
             instances.put(instanceId, new InstanceRow(row.hostname, row.port, InstanceStatus.SHUTTING_DOWN,
-                    row.startedAt, row.lastHeartbeat, row.capabilities));
+                    row.startedAt, row.lastHeartbeat, row.capabilities, row.recordsCompleted));
         }
     }
 
@@ -82,7 +103,7 @@ public final class InMemoryClusterStore implements InstanceStore, PartitionStore
         instances.forEach((id, row) -> {
             if (!row.lastHeartbeat.isBefore(cutoff)) {
                 live.add(new InstanceState(id, row.hostname, row.port, row.status, row.startedAt, row.lastHeartbeat,
-                        Duration.between(row.lastHeartbeat, now), row.capabilities));
+                        Duration.between(row.lastHeartbeat, now), row.capabilities, row.recordsCompleted));
             }
         });
         return live;
@@ -149,10 +170,10 @@ public final class InMemoryClusterStore implements InstanceStore, PartitionStore
 
     /** One row of the instance table. */
     private record InstanceRow(String hostname, int port, InstanceStatus status, Instant startedAt,
-            Instant lastHeartbeat, @Nullable InstanceCapabilities capabilities) {
+            Instant lastHeartbeat, @Nullable InstanceCapabilities capabilities, @Nullable Long recordsCompleted) {
 
-        InstanceRow withHeartbeat(Instant heartbeat) {
-            return new InstanceRow(hostname, port, status, startedAt, heartbeat, capabilities);
+        InstanceRow withHeartbeat(Instant heartbeat, @Nullable Long completed) {
+            return new InstanceRow(hostname, port, status, startedAt, heartbeat, capabilities, completed);
         }
     }
 }

@@ -25,7 +25,7 @@ class ClusterScheduleTest {
     private final AtomicLong nanos = new AtomicLong(1_000_000_000L);
     private final InMemoryClusterStore table = new InMemoryClusterStore(
             new MutableClock(Instant.parse("2026-01-01T00:00:00Z")));
-    private final HeartbeatLease lease = new HeartbeatLease(table, "node-1", "host-1", 8080, null,
+    private final HeartbeatLease lease = new HeartbeatLease(table, "node-1", "host-1", 8080, null, null,
             Duration.ofSeconds(8), Duration.ofSeconds(10), nanos::get);
     /** What each round was given: the instance ids, or "reads itself". */
     private final List<String> rounds = new ArrayList<>();

@@ -28,7 +28,7 @@ class HeartbeatLeaseTest {
             new MutableClock(Instant.parse("2026-01-01T00:00:00Z")));
     private final List<String> log = new ArrayList<>();
     private final WatchedStore store = new WatchedStore();
-    private final HeartbeatLease lease = new HeartbeatLease(store, "node-1", "host-1", 8080, null, LEASE,
+    private final HeartbeatLease lease = new HeartbeatLease(store, "node-1", "host-1", 8080, null, null, LEASE,
             Duration.ofSeconds(10), nanos::get);
 
     /** Passes every call to the in-memory table and logs it; {@link #duringHeartbeat} runs inside heartbeat(). */

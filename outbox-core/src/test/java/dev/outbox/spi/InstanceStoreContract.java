@@ -229,6 +229,51 @@ public abstract class InstanceStoreContract {
     }
 
     @Test
+    public final void heartbeatPublishesTheInstancesCountOfCompletedRecordsInItsRowOnly() {
+        instanceStore().register("node-a", "host-a", 8080);
+        instanceStore().register("node-b", "host-b", 8080);
+        assertThat(live("node-a").recordsCompleted()).as("registered, no heartbeat yet").isNull();
+
+        assertThat(instanceStore().heartbeat("node-a", 5)).isTrue();
+        assertThat(live("node-a").recordsCompleted()).isEqualTo(5L);
+        assertThat(live("node-b").recordsCompleted()).as("another instance's row").isNull();
+
+        List<InstanceState> read = instanceStore().heartbeatAndFindLive("node-b", 3_000_000_000L, LIVE).orElseThrow();
+        assertThat(read).extracting(InstanceState::instanceId, InstanceState::recordsCompleted)
+                .containsExactly(tuple("node-a", 5L), tuple("node-b", 3_000_000_000L));
+        assertThat(instanceStore().heartbeat("node-a", 12)).isTrue();
+        assertThat(live("node-a").recordsCompleted()).as("each heartbeat replaces the count").isEqualTo(12L);
+    }
+
+    @Test
+    public final void aHeartbeatOrARegistrationWithoutACountLeavesItUnknown() {
+        instanceStore().register("node-a", "host-a", 8080);
+        instanceStore().heartbeat("node-a", 7);
+
+        assertThat(instanceStore().heartbeat("node-a")).isTrue();
+        assertThat(live("node-a").recordsCompleted()).as("a heartbeat that publishes no count").isNull();
+
+        instanceStore().heartbeat("node-a", 7);
+        assertThat(instanceStore().heartbeatAndFindLive("node-a", LIVE).orElseThrow())
+                .extracting(InstanceState::recordsCompleted).containsExactly((Long) null);
+
+        instanceStore().heartbeat("node-a", 7);
+        instanceStore().register("node-a", "host-a", 8080);
+        assertThat(live("node-a").recordsCompleted()).as("registered again: a restart counts afresh").isNull();
+    }
+
+    @Test
+    public final void heartbeatWithACountOfARemovedInstanceIsFalseAndCreatesNoRow() {
+        instanceStore().register("node-a", "host-a", 8080);
+        instanceStore().remove("node-a");
+
+        assertThat(instanceStore().heartbeat("node-a", 1)).isFalse();
+        assertThat(instanceStore().heartbeatAndFindLive("node-a", 1, LIVE)).isEmpty();
+
+        assertThat(live()).isEmpty();
+    }
+
+    @Test
     public final void heartbeatAndFindLiveOfARemovedInstanceReadsNothingAndCreatesNoRow() {
         instanceStore().register("node-a", "host-a", 8080);
         instanceStore().register("node-b", "host-b", 8080);

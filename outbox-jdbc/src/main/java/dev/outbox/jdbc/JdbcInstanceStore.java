@@ -10,6 +10,7 @@ import dev.outbox.spi.InstanceStatus;
 import dev.outbox.spi.InstanceStore;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.sql.Types;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.HashMap;
@@ -137,9 +138,15 @@ public final class JdbcInstanceStore implements InstanceStore {
         }
     }
 
+    /** Sets the row's count of completed records to NULL: a caller that publishes none leaves it unknown. */
     @Override
     public boolean heartbeat(String instanceId) {
-        return onReserved(() -> jdbc.update(heartbeat, id(instanceId)) == 1);
+        return onReserved(() -> jdbc.update(heartbeat, beat(instanceId, null)) == 1);
+    }
+
+    @Override
+    public boolean heartbeat(String instanceId, long recordsCompleted) {
+        return onReserved(() -> jdbc.update(heartbeat, beat(instanceId, recordsCompleted)) == 1);
     }
 
     /**
@@ -149,14 +156,33 @@ public final class JdbcInstanceStore implements InstanceStore {
      */
     @Override
     public Optional<List<InstanceState>> heartbeatAndFindLive(String instanceId, Duration staleTimeout) {
+        return heartbeatAndFindLive(beat(instanceId, null), staleTimeout);
+    }
+
+    @Override
+    public Optional<List<InstanceState>> heartbeatAndFindLive(String instanceId, long recordsCompleted,
+            Duration staleTimeout) {
+        return heartbeatAndFindLive(beat(instanceId, recordsCompleted), staleTimeout);
+    }
+
+    private Optional<List<InstanceState>> heartbeatAndFindLive(MapSqlParameterSource beat, Duration staleTimeout) {
         Objects.requireNonNull(staleTimeout, "staleTimeout");
         if (!dialect.heartbeatsInOneTransaction()) {
-            return onReserved(() -> jdbc.update(heartbeat, id(instanceId)) == 1
+            return onReserved(() -> jdbc.update(heartbeat, beat) == 1
                     ? Optional.of(queryLive(staleTimeout)) : Optional.empty());
         }
         return onReserved(() -> Objects.requireNonNull(transactions.execute(status ->
-                jdbc.update(heartbeat, id(instanceId)) == 1 ? Optional.of(queryLive(staleTimeout))
+                jdbc.update(heartbeat, beat) == 1 ? Optional.of(queryLive(staleTimeout))
                         : Optional.<List<InstanceState>>empty())));
+    }
+
+    /** The heartbeat's parameters; the count typed, so that a NULL binds on every driver. */
+    private static MapSqlParameterSource beat(String instanceId, @Nullable Long recordsCompleted) {
+        if (recordsCompleted != null && recordsCompleted < 0) {
+            throw new IllegalArgumentException("recordsCompleted must be at least 0, not " + recordsCompleted);
+        }
+        return new MapSqlParameterSource("instanceId", Objects.requireNonNull(instanceId, "instanceId"))
+                .addValue("recordsCompleted", recordsCompleted, Types.BIGINT);
     }
 
     /**
@@ -220,7 +246,13 @@ public final class JdbcInstanceStore implements InstanceStore {
         Duration age = Duration.between(lastHeartbeat, now);
         return new InstanceState(rs.getString("instance_id"), rs.getString("hostname"), rs.getInt("port"),
                 InstanceStatus.valueOf(rs.getString("status")), startedAt, lastHeartbeat,
-                age.isNegative() ? Duration.ZERO : age, capabilities(rs));
+                age.isNegative() ? Duration.ZERO : age, capabilities(rs), recordsCompleted(rs));
+    }
+
+    /** Null when the instance published none (a version from before the count). */
+    private static @Nullable Long recordsCompleted(ResultSet rs) throws SQLException {
+        long completed = rs.getLong("records_completed");
+        return rs.wasNull() ? null : completed;
     }
 
     /** Null when the instance registered without them (handler_ids is null). */
