@@ -59,12 +59,15 @@ class ConsoleApiController {
         this.clock = clock;
     }
 
-    /** Instances, the 256 partitions, record counts and deferred records, from the cached snapshot. */
+    /**
+     * Instances, the 256 partitions, record counts and deferred records, from the cached snapshot; the departed
+     * instances besides from the history's memory of instances seen live.
+     */
     @GetMapping("/overview")
     ResponseEntity<?> overview(@RequestParam(required = false) @Nullable String outbox) {
         return withOutbox(outbox, target -> {
             Overview overview = ConsoleViews.overview(target.name(), outboxes.names(), target.monitor().latest(WAIT),
-                    target.monitor().staleTimeout(), access.operations());
+                    target.monitor().staleTimeout(), access.operations(), target.history().seenInstances());
             return ResponseEntity.ok(overview);
         });
     }

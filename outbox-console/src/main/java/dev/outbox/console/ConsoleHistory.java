@@ -2,6 +2,7 @@ package dev.outbox.console;
 
 import dev.outbox.OutboxRecordStatus;
 import dev.outbox.monitoring.OutboxSnapshot;
+import dev.outbox.spi.InstanceState;
 import dev.outbox.spi.PartitionState;
 import java.time.Clock;
 import java.time.Duration;
@@ -14,12 +15,14 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.TreeMap;
+import java.util.function.LongSupplier;
 import org.jspecify.annotations.Nullable;
 
 /**
  * The last hour of one outbox, from the monitor's snapshots (no query of its own): a sample of the record counts per
- * distinct snapshot, and the partition claims seen between consecutive snapshots. Memory stays bounded: samples older
- * than {@link #RETAINED} go, and at most {@code maxSamples} are kept.
+ * distinct snapshot, the records each live instance says it completed, the partition claims seen between consecutive
+ * snapshots, and the instances seen live. Memory stays bounded: samples and instances older than {@link #RETAINED}
+ * go, and at most {@code maxSamples} are kept.
  */
 final class ConsoleHistory {
 
@@ -29,30 +32,36 @@ final class ConsoleHistory {
     /** The drain rate is taken over at least this long when the history is that long. */
     static final Duration DRAIN_WINDOW = Duration.ofMinutes(1);
 
+    /** The key of the local node's own count in a step, outside a cluster: no instance id is ever empty. */
+    private static final String LOCAL_NODE = "";
+
     private final Clock clock;
     private final int maxSamples;
-    private final boolean completedRecordsDeleted;
+    private final @Nullable LongSupplier localRecordsCompleted;
     private final Deque<Step> steps = new ArrayDeque<>();
+    /** Each instance seen live within the retained hour, as last seen, by id. */
+    private final Map<String, SeenInstance> seen = new HashMap<>();
     private @Nullable Instant lastTakenAt;
     /** Epoch per partition at the last snapshot; empty before the first and outside a cluster. */
     private Map<Integer, Long> lastEpochs = Map.of();
 
     /**
-     * @param completedRecordsDeleted whether the outbox deletes records once handled
-     *     ({@code outbox.processing.delete-completed-records}): then no COMPLETED count tells the drain rate
+     * @param localRecordsCompleted the records this node's processor completed since it started, for the drain rate
+     *     outside a cluster (the snapshots show no live instance then); null when this node processes none
      */
-    ConsoleHistory(Clock clock, int maxSamples, boolean completedRecordsDeleted) {
+    ConsoleHistory(Clock clock, int maxSamples, @Nullable LongSupplier localRecordsCompleted) {
         if (maxSamples < 2) {
             throw new IllegalArgumentException("maxSamples must be at least 2, not " + maxSamples);
         }
         this.clock = Objects.requireNonNull(clock, "clock");
         this.maxSamples = maxSamples;
-        this.completedRecordsDeleted = completedRecordsDeleted;
+        this.localRecordsCompleted = localRecordsCompleted;
     }
 
     /**
-     * Keeps a sample of the snapshot unless it is the last one seen or older, and counts a claim for the new owner of
-     * each partition whose epoch grew since the last snapshot (several claims between two snapshots count as one).
+     * Keeps a sample of the snapshot unless it is the last one seen or older, with the count of completed records each
+     * live instance published; counts a claim for the new owner of each partition whose epoch grew since the last
+     * snapshot (several claims between two snapshots count as one); and notes the live instances as seen.
      */
     synchronized void record(OutboxSnapshot snapshot) {
         Instant takenAt = snapshot.takenAt();
@@ -71,19 +80,46 @@ final class ConsoleHistory {
         }
         lastEpochs = epochs;
         lastTakenAt = takenAt;
+        for (InstanceState instance : snapshot.liveInstances()) {
+            seen.put(instance.instanceId(), new SeenInstance(instance, takenAt));
+        }
         steps.addLast(new Step(new Sample(takenAt, snapshot.recordCount(OutboxRecordStatus.NEW),
-                snapshot.recordCount(OutboxRecordStatus.FAILED), snapshot.recordCount(OutboxRecordStatus.COMPLETED),
-                snapshot.deferredRecordCount()), Collections.unmodifiableMap(claims)));
+                snapshot.recordCount(OutboxRecordStatus.FAILED), snapshot.deferredRecordCount()),
+                Collections.unmodifiableMap(claims), completedByInstance(snapshot)));
         prune();
+    }
+
+    /**
+     * The count each live instance published with its last heartbeat (those that published none are left out); outside
+     * a cluster, where no instance is live, this node's own count.
+     */
+    private Map<String, Long> completedByInstance(OutboxSnapshot snapshot) {
+        if (snapshot.liveInstances().isEmpty()) {
+            return localRecordsCompleted == null ? Map.of() : Map.of(LOCAL_NODE, localRecordsCompleted.getAsLong());
+        }
+        Map<String, Long> completed = new HashMap<>();
+        for (InstanceState instance : snapshot.liveInstances()) {
+            if (instance.recordsCompleted() != null) {
+                completed.put(instance.instanceId(), instance.recordsCompleted());
+            }
+        }
+        return completed;
+    }
+
+    /** The instances seen live within the retained hour, each as last seen, keyed by id. */
+    synchronized Map<String, SeenInstance> seenInstances() {
+        prune();
+        return Map.copyOf(seen);
     }
 
     /** The retained samples, oldest first, the drain rate and the claims per instance over them. */
     synchronized History history() {
         prune();
-        List<Sample> samples = steps.stream().map(Step::sample).toList();
+        List<Step> retained = List.copyOf(steps);
+        List<Sample> samples = retained.stream().map(Step::sample).toList();
         Map<String, Integer> claims = new TreeMap<>();
         steps.forEach(step -> step.claims().forEach((owner, count) -> claims.merge(owner, count, Integer::sum)));
-        return new History(samples, drainRate(samples), Collections.unmodifiableMap(claims));
+        return new History(samples, drainRate(retained), Collections.unmodifiableMap(claims));
     }
 
     private void prune() {
@@ -91,46 +127,66 @@ final class ConsoleHistory {
         while (!steps.isEmpty() && (steps.size() > maxSamples || steps.peekFirst().sample().time().isBefore(oldest))) {
             steps.removeFirst();
         }
+        seen.values().removeIf(instance -> instance.seenAt().isBefore(oldest));
     }
 
     /**
-     * COMPLETED records per second from the newest sample back to the latest one at least {@link #DRAIN_WINDOW}
-     * older (or the oldest, in a shorter history). Unknown when completed records are deleted, or when the COMPLETED
-     * count fell within the window (a purge deleted some): its increase would not be what was handled.
+     * Records completed per second from the newest sample back to the latest one at least {@link #DRAIN_WINDOW} older
+     * (or the oldest, in a shorter history): the growth of each instance's published count, summed. An instance whose
+     * count fell restarted, and grew from 0 since; one missing from some samples (not live, or publishing no count)
+     * adds what it grew between the samples that have it. No count over the record table, so it holds whether
+     * completed records are kept, purged or deleted at once.
      */
-    private DrainRate drainRate(List<Sample> samples) {
-        if (completedRecordsDeleted) {
-            return DrainRate.unknown(null, "completed records are deleted "
-                    + "(outbox.processing.delete-completed-records), so no COMPLETED count follows them");
-        }
-        if (samples.size() < 2) {
+    private static DrainRate drainRate(List<Step> retained) {
+        if (retained.size() < 2) {
             return DrainRate.unknown(null, "fewer than two samples yet");
         }
-        Sample newest = samples.get(samples.size() - 1);
-        Instant windowStart = newest.time().minus(DRAIN_WINDOW);
+        Instant newest = retained.get(retained.size() - 1).sample().time();
+        Instant windowStart = newest.minus(DRAIN_WINDOW);
         int from = 0;
-        for (int i = samples.size() - 2; i >= 0; i--) {
-            if (!samples.get(i).time().isAfter(windowStart)) {
+        for (int i = retained.size() - 2; i >= 0; i--) {
+            if (!retained.get(i).sample().time().isAfter(windowStart)) {
                 from = i;
                 break;
             }
         }
-        Sample start = samples.get(from);
-        double seconds = Duration.between(start.time(), newest.time()).toMillis() / 1000.0;
-        for (int i = from + 1; i < samples.size(); i++) {
-            if (samples.get(i).completed() < samples.get(i - 1).completed()) {
-                return DrainRate.unknown(seconds, "the COMPLETED count fell within the window: completed records "
-                        + "were deleted (a purge?), so its increase is not what was handled");
+        double seconds = Duration.between(retained.get(from).sample().time(), newest).toMillis() / 1000.0;
+        Map<String, Long> lastCount = new HashMap<>();
+        long grown = 0;
+        boolean counted = false;
+        for (Step step : retained.subList(from, retained.size())) {
+            for (Map.Entry<String, Long> count : step.completedByInstance().entrySet()) {
+                Long before = lastCount.put(count.getKey(), count.getValue());
+                if (before != null) {
+                    counted = true;
+                    grown += count.getValue() >= before ? count.getValue() - before : count.getValue();
+                }
             }
+        }
+        if (!counted) {
+            return DrainRate.unknown(seconds, "no instance published a count of completed records in two samples of "
+                    + "the window (instances of an older version publish none, and a node that processes no records "
+                    + "has none of its own)");
         }
         if (seconds <= 0) {
             return DrainRate.unknown(null, "the samples are of the same moment");
         }
-        return new DrainRate((newest.completed() - start.completed()) / seconds, seconds, null);
+        return new DrainRate(grown / seconds, seconds, null);
     }
 
-    /** A sample with the claims counted since the snapshot before it. */
-    private record Step(Sample sample, Map<String, Integer> claims) {
+    /**
+     * A sample with the claims counted since the snapshot before it, and the count of completed records each instance
+     * had published (this node's own count under an empty id outside a cluster).
+     */
+    private record Step(Sample sample, Map<String, Integer> claims, Map<String, Long> completedByInstance) {
+    }
+
+    /**
+     * An instance as last seen live.
+     *
+     * @param seenAt when the monitor took the last snapshot that showed it live
+     */
+    record SeenInstance(InstanceState state, Instant seenAt) {
     }
 
     /**
@@ -140,7 +196,7 @@ final class ConsoleHistory {
      * @param pending NEW records
      * @param deferred NEW records waiting for a handler their partition's instance lacks
      */
-    record Sample(Instant time, long pending, long failed, long completed, long deferred) {
+    record Sample(Instant time, long pending, long failed, long deferred) {
     }
 
     /**

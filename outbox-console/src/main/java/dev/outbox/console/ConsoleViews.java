@@ -4,12 +4,14 @@ import dev.outbox.OutboxRecord;
 import dev.outbox.OutboxRecordStatus;
 import dev.outbox.boot.actuate.OutboxEndpoint.FailedRecord;
 import dev.outbox.boot.actuate.OutboxEndpoint.Member;
+import dev.outbox.console.ConsoleHistory.SeenInstance;
 import dev.outbox.monitoring.DeferredRecords;
 import dev.outbox.monitoring.LatestReading;
 import dev.outbox.monitoring.OutboxSnapshot;
 import dev.outbox.partition.PartitionHasher;
 import dev.outbox.spi.FailedRecordOrder;
 import dev.outbox.spi.FetchedRows;
+import dev.outbox.spi.InstanceCapabilities;
 import dev.outbox.spi.InstanceState;
 import dev.outbox.spi.PartitionRecords;
 import dev.outbox.spi.PartitionState;
@@ -38,8 +40,12 @@ final class ConsoleViews {
     private ConsoleViews() {
     }
 
+    /**
+     * @param seen the instances the history saw live within the hour: those not live now are departed
+     */
     static Overview overview(@Nullable String outbox, List<String> outboxes,
-            LatestReading.Reading<OutboxSnapshot> reading, Duration staleTimeout, OperationsState operations) {
+            LatestReading.Reading<OutboxSnapshot> reading, Duration staleTimeout, OperationsState operations,
+            Map<String, SeenInstance> seen) {
         OutboxSnapshot snapshot = reading.value();
         Duration age = reading.age();
         Double ageSeconds = age == null ? null : seconds(age);
@@ -61,17 +67,32 @@ final class ConsoleViews {
             boolean late = state.heartbeatAge().compareTo(staleTimeout.dividedBy(2)) > 0;
             instances.add(new InstanceView(member, late));
         }
-        List<DepartedOwner> departed = new ArrayList<>();
-        new TreeMap<>(byOwner).forEach((owner, owned) -> {
-            if (!live.contains(owner)) {
-                departed.add(new DepartedOwner(owner, owned.size()));
-            }
-        });
+        List<DepartedInstance> departed = departed(seen, live, byOwner);
         Map<Integer, PartitionState> states = new HashMap<>();
         snapshot.partitions().forEach(state -> states.put(state.partition(), state));
         return new Overview(outbox, outboxes, snapshot.takenAt(), reading.stale(), ageSeconds, seconds(staleTimeout),
                 counts, instances, departed, partitions(states, live, snapshot::pendingIn), snapshot.deferredRecords(),
                 operations);
+    }
+
+    /**
+     * Instances seen live within the hour that are not live now, as last seen, and owners in the partition table that
+     * are not live (the history may never have seen them: it started after they went), one row per id, by id.
+     */
+    private static List<DepartedInstance> departed(Map<String, SeenInstance> seen, Set<String> live,
+            Map<String, Set<Integer>> byOwner) {
+        Map<String, DepartedInstance> departed = new TreeMap<>();
+        seen.forEach((id, instance) -> {
+            if (!live.contains(id)) {
+                departed.put(id, DepartedInstance.of(instance, byOwner.getOrDefault(id, Set.of()).size()));
+            }
+        });
+        byOwner.forEach((owner, owned) -> {
+            if (!live.contains(owner)) {
+                departed.putIfAbsent(owner, new DepartedInstance(owner, owned.size(), null, null, null, null, null));
+            }
+        });
+        return List.copyOf(departed.values());
     }
 
     private static List<PartitionView> partitions(Map<Integer, PartitionState> states, Set<String> live,
@@ -137,12 +158,12 @@ final class ConsoleViews {
      * @param takenAt when the monitor read them; null before its first read answered
      * @param stale whether they are not current (the last read failed or is unanswered)
      * @param records records per status
-     * @param departedOwners owners in the partition table that are not live instances
+     * @param departed instances seen live within the hour and owners in the partition table, not live now, by id
      * @param partitions all 256, in order
      */
     record Overview(@Nullable String outbox, List<String> outboxes, @Nullable Instant takenAt, boolean stale,
             @Nullable Double snapshotAgeSeconds, double staleTimeoutSeconds, Map<String, Long> records,
-            List<InstanceView> instances, List<DepartedOwner> departedOwners, List<PartitionView> partitions,
+            List<InstanceView> instances, List<DepartedInstance> departed, List<PartitionView> partitions,
             List<DeferredRecords> deferred, OperationsState operations) {
     }
 
@@ -150,8 +171,23 @@ final class ConsoleViews {
     record InstanceView(Member instance, boolean late) {
     }
 
-    /** An instance the partition table still names as owner that is no longer live. */
-    record DepartedOwner(String id, int ownedPartitions) {
+    /**
+     * An instance no longer live: seen live within the hour (killed, stopped, or cut off), or named as owner by the
+     * partition table. What the history saw is null for an owner it never saw live.
+     *
+     * @param ownedPartitions the partitions the partition table still gives it (0 once taken over)
+     * @param lastHeartbeat its last heartbeat as last seen (database clock)
+     * @param lastSeenAt when the monitor last saw it live
+     */
+    record DepartedInstance(String id, int ownedPartitions, @Nullable String hostname, @Nullable Integer port,
+            @Nullable String version, @Nullable Instant lastHeartbeat, @Nullable Instant lastSeenAt) {
+
+        static DepartedInstance of(SeenInstance seen, int ownedPartitions) {
+            InstanceState state = seen.state();
+            InstanceCapabilities capabilities = state.capabilities();
+            return new DepartedInstance(state.instanceId(), ownedPartitions, state.hostname(), state.port(),
+                    capabilities == null ? null : capabilities.version(), state.lastHeartbeat(), seen.seenAt());
+        }
     }
 
     /**

@@ -6,15 +6,16 @@ import dev.outbox.boot.NamedOutboxes;
 import dev.outbox.boot.NamedOutboxesAutoConfiguration;
 import dev.outbox.boot.OutboxInstanceIdentity;
 import dev.outbox.boot.OutboxProcessingAutoConfiguration;
-import dev.outbox.boot.OutboxProperties;
 import dev.outbox.boot.OutboxStoreAutoConfiguration;
 import dev.outbox.boot.actuate.OutboxActuatorAutoConfiguration;
 import dev.outbox.boot.actuate.OutboxEndpoint;
 import dev.outbox.cluster.ClusterCoordinator;
 import dev.outbox.console.ConsoleOutboxes.Target;
 import dev.outbox.monitoring.OutboxMonitor;
+import dev.outbox.processing.OutboxProcessor;
 import java.time.Clock;
 import java.util.List;
+import org.jspecify.annotations.Nullable;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
@@ -48,29 +49,28 @@ public class OutboxConsoleAutoConfiguration {
     ConsoleOutboxes outboxConsoleOutboxes(OutboxMonitor monitor, OutboxAdmin admin,
             ObjectProvider<OutboxEndpoint> endpoint, ObjectProvider<ClusterCoordinator> coordinator,
             ObjectProvider<OutboxInstanceIdentity> identity, ObjectProvider<NamedOutboxes> named,
-            ObjectProvider<OutboxProperties> properties, Clock clock) {
+            ObjectProvider<OutboxProcessor> processor, Clock clock) {
         ClusterCoordinator cluster = coordinator.getIfAvailable();
         String instanceId = cluster != null ? cluster.instanceId() : identity.getObject().id();
         OutboxEndpoint reports = endpoint.getIfAvailable(
                 () -> new OutboxEndpoint(monitor, cluster, instanceId, admin, clock));
-        // outbox.processing.* applies to the named outboxes too
-        OutboxProperties settings = properties.getIfAvailable();
-        boolean completedDeleted = settings != null && settings.processing().deleteCompletedRecords();
         NamedOutboxes namedOutboxes = named.getIfAvailable();
         List<Target> targets = namedOutboxes == null ? List.of() : namedOutboxes.all().stream()
-                .map(outbox -> namedTarget(outbox, instanceId, clock, completedDeleted)).toList();
-        return new ConsoleOutboxes(new Target(null, monitor, admin, reports, history(clock, completedDeleted)),
-                targets);
+                .map(outbox -> namedTarget(outbox, instanceId, clock)).toList();
+        return new ConsoleOutboxes(new Target(null, monitor, admin, reports,
+                history(clock, processor.getIfAvailable())), targets);
     }
 
-    private static Target namedTarget(NamedOutbox outbox, String instanceId, Clock clock, boolean completedDeleted) {
+    private static Target namedTarget(NamedOutbox outbox, String instanceId, Clock clock) {
         return new Target(outbox.name(), outbox.monitor(), outbox.admin(), new OutboxEndpoint(outbox.monitor(),
                 outbox.coordinator().orElse(null), instanceId, outbox.admin(), clock),
-                history(clock, completedDeleted));
+                history(clock, outbox.processor().orElse(null)));
     }
 
-    private static ConsoleHistory history(Clock clock, boolean completedDeleted) {
-        return new ConsoleHistory(clock, ConsoleHistory.MAX_SAMPLES, completedDeleted);
+    /** The processor's own count gives the drain rate where no instance table shows live instances. */
+    private static ConsoleHistory history(Clock clock, @Nullable OutboxProcessor processor) {
+        return new ConsoleHistory(clock, ConsoleHistory.MAX_SAMPLES,
+                processor == null ? null : processor::recordsCompleted);
     }
 
     /**

@@ -63,13 +63,21 @@ export function renderInstances(tbody, overview, epochChanges) {
         element('td', {}, instance.status),
         element('td', {}, seconds(instance.heartbeatAgeSeconds)), element('td', {}, instance.ownedPartitions),
         claimsCell(epochChanges, instance.id), element('td', {}, late ? 'late heartbeat' : 'live')));
-    const departed = overview.departedOwners.map((owner) => element('tr',
-        { 'data-instance-id': owner.id, 'data-state': 'departed', className: 'departed' },
-        element('td', {}, owner.id), element('td', {}), element('td', {}), element('td', {}), element('td', {}),
-        element('td', {}),
-        element('td', {}, owner.ownedPartitions), claimsCell(epochChanges, owner.id),
-        element('td', {}, 'departed (not live; partitions not taken over yet)')));
+    const departed = overview.departed.map((instance) => element('tr',
+        { 'data-instance-id': instance.id, 'data-state': 'departed', className: 'departed' },
+        element('td', {}, instance.id),
+        element('td', {}, instance.hostname ? `${instance.hostname}:${instance.port}` : ''),
+        element('td', {}, instance.version ?? ''), element('td', {}), element('td', {}), element('td', {}),
+        element('td', {}, instance.ownedPartitions), claimsCell(epochChanges, instance.id),
+        element('td', {}, departedState(instance))));
     tbody.replaceChildren(...rows, ...departed);
+}
+
+/** An instance seen live within the hour says when it last heartbeated; an owner never seen, only that it is gone. */
+function departedState(instance) {
+    const taken = instance.ownedPartitions > 0 ? '; partitions not taken over yet' : '';
+    return instance.lastHeartbeat ? `departed: last heartbeat at ${instance.lastHeartbeat}${taken}`
+        : `departed (not live${taken})`;
 }
 
 export function renderGrid(grid, legend, partitions, selected, onSelect) {

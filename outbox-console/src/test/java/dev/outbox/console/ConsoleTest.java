@@ -138,7 +138,7 @@ class ConsoleTest {
             JsonNode instance = overview.get("instances").get(0);
             assertThat(instance.get("instance").get("id").asString()).isEqualTo("node-a");
             assertThat(instance.get("instance").get("heartbeatAgeSeconds").asDouble()).isBetween(0.0, 5.0);
-            assertThat(overview.get("departedOwners")).isEmpty();
+            assertThat(overview.get("departed")).isEmpty();
             assertThat(overview.get("records").has("failed")).isTrue();
             assertThat(overview.get("takenAt").isNull()).isFalse();
             assertThat(overview.get("operations").get("allowed").asBoolean()).isFalse();
