@@ -99,8 +99,9 @@ final class ConsoleHistory {
         }
         Map<String, Long> completed = new HashMap<>();
         for (InstanceState instance : snapshot.liveInstances()) {
-            if (instance.recordsCompleted() != null) {
-                completed.put(instance.instanceId(), instance.recordsCompleted());
+            Long published = instance.recordsCompleted();
+            if (published != null) {
+                completed.put(instance.instanceId(), published);
             }
         }
         return completed;

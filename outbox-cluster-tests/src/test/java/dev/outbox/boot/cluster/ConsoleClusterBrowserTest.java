@@ -44,7 +44,7 @@ import org.openqa.selenium.chrome.ChromeOptions;
  * The operator console of node-1 in headless Chromium, two web node JVMs on PostgreSQL: the grid names both owners as
  * the partition table does, FAILED records show in the list, a retry by filter confirmed in the page completes them
  * and a skip marks one SKIPPED, and node-2 killed with -9 turns late or departed on the page before its partitions
- * show node-1 as their owner, its claims of the hour counting them. Screenshots go to
+ * show node-1 as their owner, its claims of the hour counting them, and stays departed once its row is gone. Screenshots go to
  * {@code target/console-screenshots}. Skipped when {@value #CHROMIUM} or {@value #CHROMEDRIVER} is missing, unless
  * {@code OUTBOX_TEST_REQUIRE_BROWSER=true}.
  */
@@ -173,7 +173,10 @@ class ConsoleClusterBrowserTest {
                         "FAILED", (long) CURSED_RECORDS - 1, "SKIPPED", 1L));
     }
 
-    /** 4: node-2 killed with -9 is late or departed on the page, then node-1 owns every cell, as in the table. */
+    /**
+     * 4: node-2 killed with -9 is late or departed on the page, then node-1 owns every cell, as in the table, and
+     * node-2 stays listed departed with its last heartbeat.
+     */
     private void killedNodeTakenOver(ClusterHarness cluster) throws IOException {
         PartitionTable before = cluster.partitionTable();
         int partition = before.partitionsOf("node-2").iterator().next();
@@ -197,9 +200,13 @@ class ConsoleClusterBrowserTest {
                 shown -> shown.partitionsOf("node-1").size() == PartitionTable.PARTITIONS);
         assertThat(after.countsByOwner()).as("owners in the grid after the takeover, as in outbox_partition")
                 .isEqualTo(Map.of("node-1", 256));
-        awaitOnPage("node-2's row gone and partition " + partition + " shown taken over", () ->
-                instanceState("node-2").isEmpty() && "node-1".equals(detail("owner"))
+        // the takeover removed node-2's row; the page remembers it live and shows it departed, its partitions gone
+        awaitOnPage("node-2 departed and partition " + partition + " shown taken over", () ->
+                instanceState("node-2").equals("departed") && "node-1".equals(detail("owner"))
                         && String.valueOf(cluster.partitionTable().epochOf(partition)).equals(detail("epoch")));
+        assertThat(instanceRows("node-2")).as("node-2's rows in the instances table").singleElement()
+                .satisfies(row -> assertThat(row).contains("departed: last heartbeat at", "node-2"));
+        assertThat(instanceCell("node-2", 7)).as("partitions node-2 still owns").isEqualTo("0");
         assertThat(cluster.partitionTable().epochOf(partition)).as("epoch of partition %d after the takeover",
                 partition).isGreaterThan(before.epochOf(partition));
         awaitOnPage("node-1 live", () -> instanceState("node-1").equals("live"));
@@ -252,6 +259,21 @@ class ConsoleClusterBrowserTest {
                 + "`#instances tbody tr[data-instance-id='${arguments[0]}']`); return row ? row.dataset.state : '';",
                 instanceId);
         return String.valueOf(state);
+    }
+
+    /** The text of each row of the instances table for the instance, its cells separated by '|'. */
+    @SuppressWarnings("unchecked")
+    private List<String> instanceRows(String instanceId) {
+        return (List<String>) ((JavascriptExecutor) browser).executeScript("return Array.from(document"
+                + ".querySelectorAll(`#instances tbody tr[data-instance-id='${arguments[0]}']`))"
+                + ".map(row => Array.from(row.cells).map(cell => cell.textContent).join('|'));", instanceId);
+    }
+
+    /** The text of the instance's row's cell {@code column} (1 for the id), or '' without that row. */
+    private String instanceCell(String instanceId, int column) {
+        return String.valueOf(((JavascriptExecutor) browser).executeScript("const cell = document.querySelector("
+                + "`#instances tbody tr[data-instance-id='${arguments[0]}'] td:nth-child(${arguments[1]})`);"
+                + " return cell ? cell.textContent : '';", instanceId, column));
     }
 
     private Set<String> failedRowIds() {
