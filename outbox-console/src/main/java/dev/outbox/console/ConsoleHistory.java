@@ -72,7 +72,8 @@ final class ConsoleHistory {
         lastEpochs = epochs;
         lastTakenAt = takenAt;
         steps.addLast(new Step(new Sample(takenAt, snapshot.recordCount(OutboxRecordStatus.NEW),
-                snapshot.recordCount(OutboxRecordStatus.FAILED), snapshot.recordCount(OutboxRecordStatus.COMPLETED),
+                snapshot.recordCount(OutboxRecordStatus.FAILED),
+                snapshot.recordCounts().getOrDefault(OutboxRecordStatus.COMPLETED, 0L),
                 snapshot.deferredRecordCount()), Collections.unmodifiableMap(claims)));
         prune();
     }

@@ -29,8 +29,8 @@ class ConsoleHistoryTest {
 
     private final MutableClock clock = new MutableClock(START);
     private final FakeStores stores = new FakeStores();
-    private final OutboxMonitor monitor = OutboxMonitor.builder().statistics(stores).partitions(stores).clock(clock)
-            .build();
+    private final OutboxMonitor monitor = OutboxMonitor.builder().statistics(stores).countCompletedRecords(true)
+            .partitions(stores).clock(clock).build();
 
     @Test
     void keepsOneSamplePerDistinctSnapshotWithItsCounts() {
@@ -51,7 +51,7 @@ class ConsoleHistoryTest {
 
     @Test
     void countsDeferredRecords() {
-        OutboxMonitor local = OutboxMonitor.builder().statistics(stores).clock(clock)
+        OutboxMonitor local = OutboxMonitor.builder().statistics(stores).countCompletedRecords(true).clock(clock)
                 .capabilities(new InstanceCapabilities(Set.of("billing"), Set.of(), false, null)).build();
         stores.backlog = List.of(new PartitionBacklog(3, "shipping", 4, START), new PartitionBacklog(4, "billing", 2,
                 START));

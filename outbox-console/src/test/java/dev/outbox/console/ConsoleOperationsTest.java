@@ -146,7 +146,8 @@ class ConsoleOperationsTest {
     @Test
     void allowedOperationsRetrySkipAndDeleteRecordsInTheDatabase() {
         runner.withPropertyValues("outbox.console.operations-enabled=true",
-                "outbox.console.allow-operations-without-security=true").run(context -> {
+                "outbox.console.allow-operations-without-security=true",
+                "outbox.metrics.count-completed-records=true").run(context -> {
             MockMvc mvc = mvc(context);
             List<String> ids = threeFailedRecords(context, mvc);
             JdbcTemplate database = new JdbcTemplate(context.getBean(DataSource.class));

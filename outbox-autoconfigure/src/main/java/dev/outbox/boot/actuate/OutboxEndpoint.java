@@ -272,9 +272,7 @@ public class OutboxEndpoint {
                     self, List.of(), 0);
         }
         Map<String, Long> counts = new LinkedHashMap<>();
-        for (OutboxRecordStatus status : OutboxRecordStatus.values()) {
-            counts.put(status.name().toLowerCase(Locale.ROOT), snapshot.recordCount(status));
-        }
+        snapshot.recordCounts().forEach((status, count) -> counts.put(status.name().toLowerCase(Locale.ROOT), count));
         Backlog backlog = new Backlog(snapshot.recordCount(OutboxRecordStatus.NEW),
                 snapshot.oldestPending().orElse(null), snapshot.oldestPendingAge().toMillis() / 1000.0,
                 snapshot.pendingInOwnedPartitions(), counts, snapshot.unknownStatusCounts());
