@@ -140,9 +140,10 @@ public class OutboxEndpoint {
      * bounding when the last attempt fell due, about when the record failed:
      * {@link FailedRecordFilter#lastAttemptDueBetween}), {@code createdFrom} and {@code createdBefore} (ISO-8601
      * instants bounding when the record was created, its age: {@link FailedRecordFilter#createdBetween}): makes every
-     * matching FAILED record due again, SKIPPED, or deletes it. Another action is answered 400, and so is a filter value that {@link OutboxAdmin}
-     * refuses, a bound that is no instant or a range that holds none, naming the parameter; then no record is
-     * changed. Answered 503 when the outbox tables fail or do not answer within {@link #OPERATION_TIMEOUT}.
+     * matching FAILED record due again, SKIPPED, or deletes it. Another action is answered 400, and so is a filter
+     * value that {@link OutboxAdmin} refuses, a bound that is no instant or a range that holds none, naming the
+     * parameter; then no record is changed. Answered 503 when the outbox tables fail or do not answer within
+     * {@link #OPERATION_TIMEOUT}.
      */
     @WriteOperation
     public WebEndpointResponse<Object> actOnAll(String action, @Nullable String eventType,
