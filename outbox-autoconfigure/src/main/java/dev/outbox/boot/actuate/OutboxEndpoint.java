@@ -138,15 +138,18 @@ public class OutboxEndpoint {
      * {@code eventType}, {@code aggregateId}, {@code handlerId}, {@code errorContains} (text of the last error,
      * without regard to case), {@code lastAttemptDueFrom} and {@code lastAttemptDueBefore} (ISO-8601 instants
      * bounding when the last attempt fell due, about when the record failed:
-     * {@link FailedRecordFilter#lastAttemptDueBetween}): makes every matching FAILED record due again, SKIPPED, or
-     * deletes it. Another action is answered 400, and so is a filter value that {@link OutboxAdmin} refuses, a bound
-     * that is no instant or a range that holds none, naming the parameter; then no record is changed. Answered 503
-     * when the outbox tables fail or do not answer within {@link #OPERATION_TIMEOUT}.
+     * {@link FailedRecordFilter#lastAttemptDueBetween}), {@code createdFrom} and {@code createdBefore} (ISO-8601
+     * instants bounding when the record was created, its age: {@link FailedRecordFilter#createdBetween}): makes every
+     * matching FAILED record due again, SKIPPED, or deletes it. Another action is answered 400, and so is a filter
+     * value that {@link OutboxAdmin} refuses, a bound that is no instant or a range that holds none, naming the
+     * parameter; then no record is changed. Answered 503 when the outbox tables fail or do not answer within
+     * {@link #OPERATION_TIMEOUT}.
      */
     @WriteOperation
     public WebEndpointResponse<Object> actOnAll(String action, @Nullable String eventType,
             @Nullable String aggregateId, @Nullable String handlerId, @Nullable String errorContains,
-            @Nullable String lastAttemptDueFrom, @Nullable String lastAttemptDueBefore) {
+            @Nullable String lastAttemptDueFrom, @Nullable String lastAttemptDueBefore, @Nullable String createdFrom,
+            @Nullable String createdBefore) {
         if (!ALL_ACTIONS.contains(action)) {
             return unknown(action, ALL_ACTIONS);
         }
@@ -155,8 +158,12 @@ public class OutboxEndpoint {
             Instant from = TimeBound.parse("lastAttemptDueFrom", lastAttemptDueFrom);
             Instant before = TimeBound.parse("lastAttemptDueBefore", lastAttemptDueBefore);
             TimeBound.checkRange(from, "lastAttemptDueFrom", before, "lastAttemptDueBefore");
+            Instant createdAtOrAfter = TimeBound.parse("createdFrom", createdFrom);
+            Instant createdEarlier = TimeBound.parse("createdBefore", createdBefore);
+            TimeBound.checkRange(createdAtOrAfter, "createdFrom", createdEarlier, "createdBefore");
             filter = FailedRecordFilter.any().withEventType(eventType).withAggregateId(aggregateId)
-                    .withHandlerId(handlerId).withErrorContaining(errorContains).lastAttemptDueBetween(from, before);
+                    .withHandlerId(handlerId).withErrorContaining(errorContains).lastAttemptDueBetween(from, before)
+                    .createdBetween(createdAtOrAfter, createdEarlier);
         } catch (IllegalArgumentException refused) {
             return badRequest(refused, ALL_ACTIONS);
         }
