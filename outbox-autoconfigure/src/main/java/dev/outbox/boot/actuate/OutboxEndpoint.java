@@ -489,7 +489,7 @@ public class OutboxEndpoint {
      * @param oldestPending creation time of the oldest NEW record, if any
      * @param oldestPendingAgeSeconds its age when read
      * @param pendingInOwnedPartitions NEW records in this instance's partitions
-     * @param records records per status
+     * @param records records per status; COMPLETED only with {@code outbox.metrics.count-completed-records=true}
      * @param unknownStatuses rows whose status is none of the library's (written by SQL), by the status as stored;
      *     no fetch reads them as due, and the processor marks them FAILED as unreadable rows within a minute
      */
