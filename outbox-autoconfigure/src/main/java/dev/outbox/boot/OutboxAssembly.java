@@ -85,6 +85,7 @@ final class OutboxAssembly {
             OutboxProperties properties) {
         OutboxMonitor.Builder monitor = OutboxMonitor.builder().statistics(statistics).clock(clock)
                 .refreshInterval(properties.metrics().refreshInterval())
+                .countCompletedRecords(properties.metrics().countCompletedRecords())
                 .ownership(OwnedPartitions::none);
         if (handlers != null) {
             monitor.capabilities(handlers.capabilities());

@@ -181,11 +181,15 @@ public record OutboxProperties(
      *     heatmap); 256 series per instance
      * @param maxEventTypes distinct {@code event_type} tag values of the record counters; further types are counted
      *     as {@code other}
+     * @param countCompletedRecords count the COMPLETED records too at each refresh (the
+     *     {@code outbox.records.count} gauge of status {@code completed}, the endpoint's and the console's figure): a
+     *     read of the whole record table each time, since handled records stay until purged
      */
     public record Metrics(
             @DefaultValue("10s") @DurationUnit(ChronoUnit.MILLIS) Duration refreshInterval,
             @DefaultValue("true") boolean partitionGauges,
-            @DefaultValue("50") int maxEventTypes) {
+            @DefaultValue("50") int maxEventTypes,
+            @DefaultValue("false") boolean countCompletedRecords) {
     }
 
     /**

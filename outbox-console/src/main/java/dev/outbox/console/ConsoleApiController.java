@@ -107,8 +107,8 @@ class ConsoleApiController {
 
     /**
      * How many FAILED records match the filter now, from the database: what a bulk operation would change. With the
-     * bounds counted with ({@code failedWithin} made instants): a bulk operation given them touches these records,
-     * however long the operator takes to confirm.
+     * bounds counted with ({@code failedWithin} and {@code createdWithin} made instants): a bulk operation given them
+     * touches these records, however long the operator takes to confirm.
      */
     @GetMapping("/failed-records/count")
     ResponseEntity<?> countFailed(@RequestParam(required = false) @Nullable String outbox,
@@ -116,7 +116,8 @@ class ConsoleApiController {
         return withOutbox(outbox, target -> refusingBadInput(() -> {
             FailedRecordFilter counted = filter.toFilter(clock);
             return ResponseEntity.ok(new FailedCount(target.admin().countFailed(counted),
-                    counted.lastAttemptDueFrom(), counted.lastAttemptDueBefore()));
+                    counted.lastAttemptDueFrom(), counted.lastAttemptDueBefore(), counted.createdFrom(),
+                    counted.createdBefore()));
         }));
     }
 
@@ -145,7 +146,8 @@ class ConsoleApiController {
     /**
      * Retry, skip or delete every FAILED record matching the filter: {@code POST {path}/api/retry-all},
      * {@code skip-all} or {@code delete-all}, through the actuator endpoint's {@code actOnAll}, which is given the
-     * time bounds the filter means ({@code failedWithin} from now, or the instants a count answered).
+     * time bounds the filter means ({@code failedWithin} and {@code createdWithin} from now, or the instants a count
+     * answered).
      */
     @PostMapping("/{action:retry-all|skip-all|delete-all}")
     ResponseEntity<?> actOnAll(@RequestParam(required = false) @Nullable String outbox, @PathVariable String action,
@@ -161,7 +163,8 @@ class ConsoleApiController {
                     }
                     return target.endpoint().actOnAll(action, bounded.eventType(), bounded.aggregateId(),
                             bounded.handlerId(), bounded.errorContains(), text(bounded.lastAttemptDueFrom()),
-                            text(bounded.lastAttemptDueBefore()));
+                            text(bounded.lastAttemptDueBefore()), text(bounded.createdFrom()),
+                            text(bounded.createdBefore()));
                 }));
     }
 
@@ -234,10 +237,14 @@ class ConsoleApiController {
     }
 
     /**
-     * @param lastAttemptDueFrom the lower time bound counted with, if any: pass it to the bulk operation
+     * @param lastAttemptDueFrom the lower bound on the last attempt counted with, if any: pass it to the bulk
+     *     operation
      * @param lastAttemptDueBefore the upper one, if any
+     * @param createdFrom the lower bound on the creation time counted with, if any: pass it to the bulk operation
+     * @param createdBefore the upper one, if any
      */
-    record FailedCount(long count, @Nullable Instant lastAttemptDueFrom, @Nullable Instant lastAttemptDueBefore) {
+    record FailedCount(long count, @Nullable Instant lastAttemptDueFrom, @Nullable Instant lastAttemptDueBefore,
+            @Nullable Instant createdFrom, @Nullable Instant createdBefore) {
     }
 
     /** Why a request was refused; {@code property} names the setting that would allow it, if one would. */

@@ -54,9 +54,7 @@ final class ConsoleViews {
                     List.of(), partitions(Map.of(), Set.of(), partition -> 0L), List.of(), operations);
         }
         Map<String, Long> counts = new LinkedHashMap<>();
-        for (OutboxRecordStatus status : OutboxRecordStatus.values()) {
-            counts.put(status.name().toLowerCase(Locale.ROOT), snapshot.recordCount(status));
-        }
+        snapshot.recordCounts().forEach((status, count) -> counts.put(status.name().toLowerCase(Locale.ROOT), count));
         Map<String, Set<Integer>> byOwner = snapshot.partitionsByOwner();
         List<InstanceView> instances = new ArrayList<>();
         Set<String> live = new HashSet<>();

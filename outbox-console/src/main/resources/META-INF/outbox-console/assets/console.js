@@ -6,7 +6,7 @@ import { drainRateText, renderBacklogChart, renderCounts, renderFailedRecords, r
 /** The overview comes from the monitor's cached snapshot: polling it costs the database nothing. */
 const POLL_MILLIS = 3000;
 /** What narrows the FAILED records; the page's order, size and cursor are not part of what a bulk action means. */
-const CRITERIA = ['handlerId', 'eventType', 'aggregateId', 'errorContains', 'failedWithin'];
+const CRITERIA = ['handlerId', 'eventType', 'aggregateId', 'errorContains', 'failedWithin', 'createdWithin'];
 const FILTERS = [...CRITERIA, 'order', 'limit'];
 const DEFAULTS = { order: 'oldest', limit: '100' };
 const BULK = { 'retry-all': 'retried', 'skip-all': 'skipped', 'delete-all': 'deleted' };
@@ -177,8 +177,8 @@ async function act(record, action) {
 
 /**
  * Asks the database how many records the action would change now, and acts only when the operator confirms. The
- * action gets the time bounds the count was taken with, not "failed within" again: an hour's window read at the
- * confirmation would no longer be the one counted.
+ * action gets the time bounds the count was taken with, not "failed within" or "created within" again: an hour's
+ * window read at the confirmation would no longer be the one counted.
  */
 async function actOnAll(action) {
     const filter = criteria();
@@ -190,12 +190,15 @@ async function actOnAll(action) {
         say(`could not count the matching records: ${error.message}`);
         return;
     }
-    const since = counted.lastAttemptDueFrom ? ` (last attempt due since ${counted.lastAttemptDueFrom})` : '';
+    const since = [counted.lastAttemptDueFrom ? `last attempt due since ${counted.lastAttemptDueFrom}` : '',
+        counted.createdFrom ? `created since ${counted.createdFrom}` : ''].filter(Boolean).join(', ');
     const text = `${counted.count} record(s) will be ${BULK[action]}: every FAILED record matching `
-        + `${described.join(', ') || 'no filter (all of them)'}${since}, counted in the database now.`;
+        + `${described.join(', ') || 'no filter (all of them)'}${since ? ` (${since})` : ''}, counted in the `
+        + 'database now.';
     if (await confirmed(text)) {
-        await report(post(action, { outbox: outbox(), ...filter, failedWithin: '',
-            lastAttemptDueFrom: counted.lastAttemptDueFrom, lastAttemptDueBefore: counted.lastAttemptDueBefore }));
+        await report(post(action, { outbox: outbox(), ...filter, failedWithin: '', createdWithin: '',
+            lastAttemptDueFrom: counted.lastAttemptDueFrom, lastAttemptDueBefore: counted.lastAttemptDueBefore,
+            createdFrom: counted.createdFrom, createdBefore: counted.createdBefore }));
     }
 }
 

@@ -17,7 +17,9 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.sql.Timestamp;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -39,6 +41,7 @@ import org.openqa.selenium.WebElement;
 import org.openqa.selenium.chrome.ChromeDriver;
 import org.openqa.selenium.chrome.ChromeDriverService;
 import org.openqa.selenium.chrome.ChromeOptions;
+import org.openqa.selenium.support.ui.Select;
 import org.springframework.boot.WebApplicationType;
 import org.springframework.boot.autoconfigure.ImportAutoConfiguration;
 import org.springframework.boot.builder.SpringApplicationBuilder;
@@ -250,6 +253,38 @@ class ConsoleBrowserTest {
         assertThat(browser.findElement(By.id("message")).getText()).contains("skip-all: 2 record(s) changed");
         assertThat(database.queryForList("select status from outbox_record where event_type <> ?", String.class,
                 pongType)).as("outside the filter").containsExactly("FAILED", "FAILED", "FAILED");
+    }
+
+    /** The creation age is a choice kept in the URL, and the retry it bounds leaves the older record alone. */
+    @Test
+    void theCreatedFilterSurvivesAReloadAndBoundsTheBulkRetry() {
+        Outbox outbox = application.getBean(Outbox.class);
+        outbox.schedule(new Ping("old"), "order-1");
+        outbox.schedule(new Ping("recent"), "order-2");
+        JdbcTemplate database = new JdbcTemplate(application.getBean(DataSource.class));
+        onPage().until(() -> database.queryForObject(
+                "select count(*) from outbox_record where status = 'FAILED'", Integer.class) == 2);
+        database.update("update outbox_record set created_at = ? where aggregate_id = 'order-1'",
+                Timestamp.from(Instant.now().minus(Duration.ofDays(2))));
+        browser.get(console);
+        onPage().until(() -> failedRows().size() == 2);
+
+        new Select(browser.findElement(By.id("filter-created-within"))).selectByValue("P1D");
+        browser.findElement(By.id("filter-apply")).click();
+        onPage().until(() -> aggregates().equals(List.of("order-2")));
+        assertThat(browser.getCurrentUrl()).contains("createdWithin=P1D");
+        browser.navigate().refresh();
+        onPage().until(() -> aggregates().equals(List.of("order-2")));
+        assertThat(browser.findElement(By.id("filter-created-within")).getDomProperty("value")).isEqualTo("P1D");
+
+        application.getBean(SwitchableProcessor.class).failing.set(false);
+        browser.findElement(By.id("retry-all")).click();
+        onPage().until(() -> browser.findElement(By.id("confirm")).isDisplayed());
+        assertThat(browser.findElement(By.id("confirm-text")).getText())
+                .contains("1 record(s) will be retried", "createdWithin=P1D", "created since ");
+        browser.findElement(By.id("confirm-ok")).click();
+        onPage().until(() -> database.queryForList("select status from outbox_record order by aggregate_id",
+                String.class), List.of("FAILED", "COMPLETED")::equals);
     }
 
     /** The text of a field of the partition detail, read in one script (each poll renders it anew); empty if none. */

@@ -63,7 +63,7 @@ class ConsoleHistoryTest {
 
     @Test
     void countsDeferredRecords() {
-        OutboxMonitor local = OutboxMonitor.builder().statistics(stores).clock(clock)
+        OutboxMonitor local = OutboxMonitor.builder().statistics(stores).countCompletedRecords(true).clock(clock)
                 .capabilities(new InstanceCapabilities(Set.of("billing"), Set.of(), false, null)).build();
         stores.backlog = List.of(new PartitionBacklog(3, "shipping", 4, START), new PartitionBacklog(4, "billing", 2,
                 START));

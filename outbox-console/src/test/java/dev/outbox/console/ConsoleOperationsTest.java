@@ -116,6 +116,52 @@ class ConsoleOperationsTest {
         });
     }
 
+    /** As with failedWithin: the count answers the creation bound it counted with, and the retry takes that one. */
+    @Test
+    void aBulkRetryBoundedByCreatedWithinTouchesOnlyTheRecentRecords() {
+        runner.withPropertyValues("outbox.console.operations-enabled=true",
+                "outbox.console.allow-operations-without-security=true").run(context -> {
+            MockMvc mvc = mvc(context);
+            List<String> ids = threeFailedRecords(context, mvc);
+            JdbcTemplate database = new JdbcTemplate(context.getBean(DataSource.class));
+            database.update("update outbox_record set created_at = ? where id = ?",
+                    Timestamp.from(Instant.now().minus(Duration.ofDays(2))), ids.get(0));
+            context.getBean(SwitchableProcessor.class).failing.set(false);
+
+            JsonNode counted = json(mvc, get("/outbox-console/api/failed-records/count?createdWithin=P1D"));
+            assertThat(counted.get("count").asLong()).isEqualTo(2);
+            String from = counted.get("createdFrom").asString();
+            assertThat(Instant.parse(from)).isBetween(Instant.now().minus(Duration.ofDays(1)).minusSeconds(60),
+                    Instant.now().minus(Duration.ofDays(1)));
+            assertThat(counted.get("createdBefore").isNull()).isTrue();
+            assertThat(counted.get("lastAttemptDueFrom").isNull()).as("not the last attempt's bound").isTrue();
+
+            for (String bad : List.of("createdWithin=P1D&createdFrom=" + from, "createdFrom=yesterday",
+                    "createdBefore=2026-13-01T00:00:00Z",
+                    "createdFrom=2026-02-01T00:00:00Z&createdBefore=2026-01-01T00:00:00Z")) {
+                MockHttpServletResponse refused = perform(mvc, post("/outbox-console/api/retry-all?" + bad));
+                assertThat(refused.getStatus()).as(bad).isEqualTo(400);
+                assertThat(refused.getContentAsString()).contains(bad.substring(bad.lastIndexOf('&') + 1,
+                        bad.lastIndexOf('=')));
+            }
+            MockHttpServletResponse emptyRange = perform(mvc, get("/outbox-console/api/failed-records/count"
+                    + "?createdFrom=2026-02-01T00:00:00Z&createdBefore=2026-01-01T00:00:00Z"));
+            assertThat(emptyRange.getStatus()).as("a range that holds no instant, counted").isEqualTo(400);
+            assertThat(emptyRange.getContentAsString()).contains("createdFrom (2026-02-01T00:00:00Z) must be before "
+                    + "createdBefore (2026-01-01T00:00:00Z)");
+            assertThat(status(database, ids.get(0))).as("refused: nothing changed").containsExactly("FAILED");
+            assertThat(count(mvc, "")).isEqualTo(3);
+
+            JsonNode retried = json(mvc, post("/outbox-console/api/retry-all").param("createdFrom", from));
+            assertThat(retried.get("records").asInt()).as("what the count said").isEqualTo(2);
+            await().atMost(PATIENCE).until(() -> status(database, ids.get(1)).equals(List.of("COMPLETED"))
+                    && status(database, ids.get(2)).equals(List.of("COMPLETED")));
+            assertThat(status(database, ids.get(0))).as("created two days ago").containsExactly("FAILED");
+            JsonNode withinADay = json(mvc, post("/outbox-console/api/skip-all?createdWithin=P1D"));
+            assertThat(withinADay.get("records").asInt()).as("createdWithin itself bounds it too").isZero();
+        });
+    }
+
     /**
      * Deleting completed records, besides: the history's drain rate is known all the same, from the count the
      * instance publishes with its heartbeats; and the history's sampling stops with the context.
@@ -146,7 +192,8 @@ class ConsoleOperationsTest {
     @Test
     void allowedOperationsRetrySkipAndDeleteRecordsInTheDatabase() {
         runner.withPropertyValues("outbox.console.operations-enabled=true",
-                "outbox.console.allow-operations-without-security=true").run(context -> {
+                "outbox.console.allow-operations-without-security=true",
+                "outbox.metrics.count-completed-records=true").run(context -> {
             MockMvc mvc = mvc(context);
             List<String> ids = threeFailedRecords(context, mvc);
             JdbcTemplate database = new JdbcTemplate(context.getBean(DataSource.class));

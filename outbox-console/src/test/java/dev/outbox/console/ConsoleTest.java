@@ -16,6 +16,7 @@ import dev.outbox.partition.PartitionHasher;
 import java.sql.Timestamp;
 import java.time.Duration;
 import java.time.Instant;
+import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -276,6 +277,38 @@ class ConsoleTest {
                     get("/outbox-console/api/failed-records/count?failedWithin=1h"));
             assertThat(badAge.getStatus()).isEqualTo(400);
             assertThat(badAge.getContentAsString()).contains("failedWithin");
+        });
+    }
+
+    /** The age of a record is when it was created: the last attempt of the old one fell due now, like the others. */
+    @Test
+    void theCreationTimeNarrowsTheListAndTheCount() {
+        runner.run(context -> {
+            MockMvc mvc = mvc(context);
+            List<String> ids = threeFailedRecords(context, mvc);
+            JdbcTemplate database = new JdbcTemplate(context.getBean(DataSource.class));
+            Instant twoDaysAgo = Instant.now().minus(Duration.ofDays(2)).truncatedTo(ChronoUnit.SECONDS);
+            database.update("update outbox_record set created_at = ? where id = ?", Timestamp.from(twoDaysAgo),
+                    ids.get(0));
+
+            JsonNode lastDay = json(mvc, get("/outbox-console/api/failed-records?createdWithin=P1D"));
+            assertThat(recordIds(lastDay)).containsExactly(ids.get(1), ids.get(2));
+            assertThat(count(mvc, "?createdWithin=P1D")).isEqualTo(2);
+            assertThat(count(mvc, "?createdWithin=P7D")).isEqualTo(3);
+            assertThat(count(mvc, "?failedWithin=P1D")).as("the last attempts all fell due just now").isEqualTo(3);
+            String aDayAgo = Instant.now().minus(Duration.ofDays(1)).toString();
+            JsonNode older = json(mvc, get("/outbox-console/api/failed-records?order=newest")
+                    .param("createdBefore", aDayAgo));
+            assertThat(recordIds(older)).containsExactly(ids.get(0));
+            assertThat(count(mvc, "?createdFrom=" + aDayAgo)).isEqualTo(2);
+            assertThat(count(mvc, "?createdFrom=" + twoDaysAgo)).as("from is inclusive").isEqualTo(3);
+
+            for (String bad : List.of("createdWithin=1d", "createdFrom=yesterday",
+                    "createdBefore=2026-13-01T00:00:00Z", "createdWithin=P1D&createdFrom=" + aDayAgo)) {
+                MockHttpServletResponse refused = perform(mvc, get("/outbox-console/api/failed-records?" + bad));
+                assertThat(refused.getStatus()).as(bad).isEqualTo(400);
+                assertThat(refused.getContentAsString()).as(bad).contains(bad.substring(0, bad.indexOf('=')));
+            }
         });
     }
 

@@ -36,6 +36,7 @@ public final class OutboxSnapshot {
 
     private final Instant takenAt;
     private final Map<OutboxRecordStatus, Long> recordCounts;
+    private final boolean completedCounted;
     private final Map<String, Long> unknownStatusCounts;
     private final long[] pendingByPartition;
     private final @Nullable Instant[] oldestPendingByPartition;
@@ -45,18 +46,24 @@ public final class OutboxSnapshot {
     private final List<DeferredRecords> deferred;
 
     /**
+     * @param storedStatusCounts rows by status as stored; a known status absent has none, but COMPLETED is counted
+     *     only when {@code completedCounted}
      * @param localCapabilities what this instance can process, or null when unknown: outside a cluster it alone
      *     decides which records are deferred
      */
-    OutboxSnapshot(Instant takenAt, Map<String, Long> storedStatusCounts, List<PartitionBacklog> backlog,
+    OutboxSnapshot(Instant takenAt, Map<String, Long> storedStatusCounts, boolean completedCounted,
+            List<PartitionBacklog> backlog,
             OwnedPartitions owned, List<InstanceState> liveInstances, List<PartitionState> partitions,
             @Nullable InstanceCapabilities localCapabilities) {
         this.takenAt = Objects.requireNonNull(takenAt, "takenAt");
         EnumMap<OutboxRecordStatus, Long> counts = new EnumMap<>(OutboxRecordStatus.class);
         for (OutboxRecordStatus status : OutboxRecordStatus.values()) {
-            counts.put(status, storedStatusCounts.getOrDefault(status.name(), 0L));
+            if (completedCounted || status != OutboxRecordStatus.COMPLETED) {
+                counts.put(status, storedStatusCounts.getOrDefault(status.name(), 0L));
+            }
         }
         this.recordCounts = Collections.unmodifiableMap(counts);
+        this.completedCounted = completedCounted;
         Map<String, Long> unknown = new TreeMap<>();
         storedStatusCounts.forEach((status, count) -> {
             if (!KNOWN_STATUSES.contains(status)) {
@@ -124,13 +131,28 @@ public final class OutboxSnapshot {
         return takenAt;
     }
 
-    /** Records per status; every status is present. */
+    /** Records per status: every status the monitor counts, COMPLETED only when {@link #completedCounted()}. */
     public Map<OutboxRecordStatus, Long> recordCounts() {
         return recordCounts;
     }
 
+    /** Whether {@link #recordCounts()} has the COMPLETED records ({@code OutboxMonitor.countsCompletedRecords()}). */
+    public boolean completedCounted() {
+        return completedCounted;
+    }
+
+    /**
+     * The records of a status.
+     *
+     * @throws IllegalStateException for COMPLETED when the monitor does not count them, rather than a made-up 0
+     */
     public long recordCount(OutboxRecordStatus status) {
-        return recordCounts.get(status);
+        Long count = recordCounts.get(status);
+        if (count == null) {
+            throw new IllegalStateException("COMPLETED records are not counted: the monitor counts them only when "
+                    + "built with countCompletedRecords(true) (outbox.metrics.count-completed-records=true)");
+        }
+        return count;
     }
 
     /**

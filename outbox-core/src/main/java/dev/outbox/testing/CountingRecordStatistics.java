@@ -46,6 +46,12 @@ public final class CountingRecordStatistics implements RecordStatistics {
     }
 
     @Override
+    public Map<String, Long> countByStoredStatusExceptCompleted() {
+        query();
+        return delegate.countByStoredStatusExceptCompleted();
+    }
+
+    @Override
     public List<PartitionBacklog> pendingByPartitionAndHandler() {
         query();
         return delegate.pendingByPartitionAndHandler();

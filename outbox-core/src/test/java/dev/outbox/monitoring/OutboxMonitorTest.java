@@ -9,6 +9,8 @@ import dev.outbox.OutboxRecordStatus;
 import dev.outbox.partition.OwnedPartitions;
 import dev.outbox.spi.Delivery;
 import dev.outbox.spi.InstanceCapabilities;
+import dev.outbox.spi.PartitionBacklog;
+import dev.outbox.spi.RecordStatistics;
 import dev.outbox.testing.AggregateIds;
 import dev.outbox.testing.CountingRecordStatistics;
 import dev.outbox.testing.InMemoryClusterStore;
@@ -16,6 +18,7 @@ import dev.outbox.testing.InMemoryRecordStore;
 import dev.outbox.testing.MutableClock;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Test;
@@ -47,6 +50,46 @@ class OutboxMonitorTest {
         assertThat(countingStatistics.queries()).isEqualTo(4);
         assertThat(second.recordCount(OutboxRecordStatus.NEW)).isEqualTo(2);
         assertThat(first.recordCount(OutboxRecordStatus.NEW)).as("snapshots are immutable").isEqualTo(1);
+    }
+
+    /** Counting COMPLETED reads the whole table: the monitor asks for the other statuses alone unless told to. */
+    @Test
+    void theCompletedRecordsAreCountedOnlyWhenAsked() {
+        save("order-1");
+        records.markCompleted(Delivery.unfenced(save("order-2")), clock.instant());
+        RecordStatistics withoutWholeTableReads = new RecordStatistics() {
+            @Override
+            public Map<OutboxRecordStatus, Long> countByStatus() {
+                throw new AssertionError("a count of every status, COMPLETED too");
+            }
+
+            @Override
+            public Map<String, Long> countByStoredStatusExceptCompleted() {
+                return Map.of("NEW", 1L, "new", 2L);
+            }
+
+            @Override
+            public List<PartitionBacklog> pendingByPartitionAndHandler() {
+                return records.pendingByPartitionAndHandler();
+            }
+        };
+
+        OutboxMonitor byDefault = OutboxMonitor.builder().statistics(withoutWholeTableReads).clock(clock).build();
+        OutboxSnapshot snapshot = byDefault.snapshot();
+        assertThat(byDefault.countsCompletedRecords()).isFalse();
+        assertThat(snapshot.completedCounted()).isFalse();
+        assertThat(snapshot.recordCounts()).containsOnlyKeys(OutboxRecordStatus.NEW, OutboxRecordStatus.FAILED,
+                OutboxRecordStatus.SKIPPED).containsEntry(OutboxRecordStatus.NEW, 1L);
+        assertThat(snapshot.unknownStatusCounts()).containsExactly(Map.entry("new", 2L));
+        assertThatThrownBy(() -> snapshot.recordCount(OutboxRecordStatus.COMPLETED))
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("outbox.metrics.count-completed-records=true");
+
+        OutboxSnapshot counted = OutboxMonitor.builder().statistics(records).countCompletedRecords(true).clock(clock)
+                .build().snapshot();
+        assertThat(counted.completedCounted()).isTrue();
+        assertThat(counted.recordCount(OutboxRecordStatus.COMPLETED)).isEqualTo(1);
+        assertThat(counted.recordCount(OutboxRecordStatus.NEW)).isEqualTo(1);
     }
 
     @Test
@@ -88,7 +131,7 @@ class OutboxMonitorTest {
         assertThat(snapshot.pendingIn(100)).isEqualTo(1);
         assertThat(snapshot.oldestPending()).contains(oldest.getCreatedAt());
         assertThat(snapshot.oldestPendingAge()).isEqualTo(Duration.ofSeconds(42));
-        assertThat(snapshot.recordCounts()).containsEntry(OutboxRecordStatus.COMPLETED, 1L)
+        assertThat(snapshot.recordCounts()).containsEntry(OutboxRecordStatus.NEW, 4L)
                 .containsEntry(OutboxRecordStatus.FAILED, 0L);
         assertThat(snapshot.unassignedPartitionCount()).as("no cluster: nothing is unassigned").isZero();
     }

@@ -100,6 +100,41 @@ public abstract class FailedRecordAdministrationContract {
                 .extracting(OutboxRecord::getId).containsExactly(broker.getId());
     }
 
+    @Test
+    public final void creationBoundsSelectPagesCountsAndBulkActions() {
+        // a clock of its own: some stores run their tests on one instance, and the shared clock must not jump hours
+        MutableClock creation = new MutableClock(start.minus(hours(5)));
+        OutboxRecord early = failed(save("A", "T", "h1", creation), "gave up", null);
+        creation.advance(hours(2));
+        OutboxRecord middle = failed(save("B", "T", "h1", creation), "gave up", null);
+        creation.advance(hours(2));
+        OutboxRecord late = failed(save("C", "T", "h1", creation), "gave up", null);
+        Instant middleCreated = middle.getCreatedAt();
+        FailedRecordFilter fromMiddle = FailedRecordFilter.any().createdBetween(middleCreated, null);
+        FailedRecordFilter beforeMiddle = FailedRecordFilter.any().createdBetween(null, middleCreated);
+        FailedRecordFilter aroundMiddle = FailedRecordFilter.any().createdBetween(middleCreated.minus(hours(1)),
+                middleCreated.plus(hours(1)));
+
+        assertThat(idsOf(admin().failedPage(fromMiddle, FailedRecordOrder.OLDEST_FIRST, null, 10)))
+                .as("created at the lower bound or after").isEqualTo(ids(middle, late));
+        assertThat(idsOf(admin().failedPage(beforeMiddle, FailedRecordOrder.NEWEST_FIRST, null, 10)))
+                .as("created before the upper bound").isEqualTo(ids(early));
+        assertThat(idsOf(admin().failedPage(aroundMiddle, FailedRecordOrder.OLDEST_FIRST, null, 10)))
+                .isEqualTo(ids(middle));
+        assertThat(List.of(admin().countFailed(fromMiddle), admin().countFailed(beforeMiddle),
+                admin().countFailed(aroundMiddle))).containsExactly(2L, 1L, 1L);
+
+        assertThat(admin().retryAll(aroundMiddle)).isEqualTo(1);
+        assertThat(status(middle)).contains(OutboxRecordStatus.NEW);
+        assertThat(status(early)).contains(OutboxRecordStatus.FAILED);
+        assertThat(status(late)).contains(OutboxRecordStatus.FAILED);
+        assertThat(admin().skipAll(beforeMiddle)).isEqualTo(1);
+        assertThat(status(early)).contains(OutboxRecordStatus.SKIPPED);
+        assertThat(admin().deleteAll(fromMiddle)).as("the NEW one is not FAILED").isEqualTo(1);
+        assertThat(status(late)).isEmpty();
+        assertThat(status(middle)).contains(OutboxRecordStatus.NEW);
+    }
+
     // ================================================================ pages
 
     @Test
@@ -267,10 +302,15 @@ public abstract class FailedRecordAdministrationContract {
     }
 
     private OutboxRecord save(String aggregateId, String eventType, @Nullable String handlerId) {
+        return save(aggregateId, eventType, handlerId, clock);
+    }
+
+    private OutboxRecord save(String aggregateId, String eventType, @Nullable String handlerId,
+            MutableClock createdBy) {
         OutboxRecord record = OutboxRecord.builder().aggregateId(aggregateId).eventType(eventType).payload("{}")
-                .handlerId(handlerId).build(clock);
+                .handlerId(handlerId).build(createdBy);
         repository().save(record);
-        clock.advance(Duration.ofMillis(1));
+        createdBy.advance(Duration.ofMillis(1));
         return stored(record);
     }
 

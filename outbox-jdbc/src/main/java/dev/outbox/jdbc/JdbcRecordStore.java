@@ -355,12 +355,30 @@ public final class JdbcRecordStore implements RecordStore, RecordStatistics, Rec
 
     @Override
     public Map<String, Long> countByStoredStatus() {
+        return storedStatusCounts(new BoundStatement(sql.get("record.countByStatus"), new MapSqlParameterSource(),
+                ""));
+    }
+
+    @Override
+    public Map<String, Long> countByStoredStatusExceptCompleted() {
+        return storedStatusCounts(countExceptCompletedStatement());
+    }
+
+    /** Through the status index: on PostgreSQL never a read of the whole table, whatever the statistics say. */
+    BoundStatement countExceptCompletedStatement() {
+        return new BoundStatement(sql.get("record.countByStatusExceptCompleted"), new MapSqlParameterSource(),
+                byKeysPrelude);
+    }
+
+    private Map<String, Long> storedStatusCounts(BoundStatement statement) {
         Map<String, Long> counts = new LinkedHashMap<>();
-        jdbc.getJdbcTemplate().query(sql.get("record.countByStatus"), (ResultSet row) -> {
-            String status = row.getString("status");
-            counts.merge(status == null ? "NULL" : status, row.getLong("record_count"), Long::sum);
+        return query(statement, (ResultSet rows) -> {
+            while (rows.next()) {
+                String status = rows.getString("status");
+                counts.merge(status == null ? "NULL" : status, rows.getLong("record_count"), Long::sum);
+            }
+            return counts;
         });
-        return counts;
     }
 
     @Override

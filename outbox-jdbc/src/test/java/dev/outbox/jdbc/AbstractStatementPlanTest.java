@@ -119,17 +119,26 @@ abstract class AbstractStatementPlanTest {
         return mode.description().isEmpty() ? "" : ", " + mode.description();
     }
 
-    /** The statement made ready for JDBC as NamedParameterJdbcTemplate makes it (a list: one ? per element). */
     private JsonNode explain(TestDatabase db, HotStatements.Hot statement, PlanMode mode) throws SQLException {
-        SqlParameterSource source = statement.statement().parameters();
-        ParsedSql parsed = NamedParameterUtils.parseSqlStatement(statement.statement().sql());
-        String positional = NamedParameterUtils.substituteNamedParameters(parsed, source);
-        PreparedStatementSetter parameters = new PreparedStatementCreatorFactory(positional,
+        try (Connection connection = db.dataSource().getConnection()) {
+            return explain(connection, statement.statement().prelude(), positionalSql(statement.statement()),
+                    parameterSetter(statement.statement()), mode);
+        }
+    }
+
+    /** The statement's SQL made ready for JDBC as NamedParameterJdbcTemplate makes it (a list: one ? per element). */
+    static String positionalSql(BoundStatement statement) {
+        return NamedParameterUtils.substituteNamedParameters(NamedParameterUtils.parseSqlStatement(statement.sql()),
+                statement.parameters());
+    }
+
+    /** What fills the placeholders of {@link #positionalSql}, as NamedParameterJdbcTemplate fills them. */
+    static PreparedStatementSetter parameterSetter(BoundStatement statement) {
+        SqlParameterSource source = statement.parameters();
+        ParsedSql parsed = NamedParameterUtils.parseSqlStatement(statement.sql());
+        return new PreparedStatementCreatorFactory(positionalSql(statement),
                 NamedParameterUtils.buildSqlParameterList(parsed, source))
                 .newPreparedStatementSetter(NamedParameterUtils.buildValueArray(parsed, source, null));
-        try (Connection connection = db.dataSource().getConnection()) {
-            return explain(connection, statement.statement().prelude(), positional, parameters, mode);
-        }
     }
 
     /**

@@ -107,6 +107,8 @@ final class HotStatements {
         }
         hot.add(Hot.onRecords("record.purge", Access.INDEXED, records.purgeStatement(OwnedPartitions.all(),
                 OutboxRecordStatus.COMPLETED, now.minus(Duration.ofDays(7)), OutboxPurger.Builder.DEFAULT_BATCH_SIZE)));
+        hot.add(Hot.onRecords("record.countByStatusExceptCompleted", Access.INDEXED,
+                records.countExceptCompletedStatement()));
         hot.add(new Hot("partition.claim", AbstractStatementPlanTest.PARTITION_TABLE, Set.of("p"), Access.BY_KEY,
                 partitions.claimStatement(7, 0, OWNER, now.minusSeconds(30))));
         return hot;

@@ -26,7 +26,7 @@ class MariaDbStatementPlanTest extends AbstractStatementPlanTest {
                 + ", UTC_TIMESTAMP(6) FROM seq_" + first + "_to_" + last;
     }
 
-    private static void forgetStatistics(Connection connection) throws SQLException {
+    static void forgetStatistics(Connection connection) throws SQLException {
         String ofThisDatabase = " WHERE db_name = DATABASE()";
         execute(connection, "DELETE FROM mysql.innodb_table_stats WHERE database_name = DATABASE()",
                 "DELETE FROM mysql.innodb_index_stats WHERE database_name = DATABASE()",

@@ -65,8 +65,11 @@ public final class OutboxMetrics implements MeterBinder {
     @Override
     public void bindTo(MeterRegistry registry) {
         for (OutboxRecordStatus status : OutboxRecordStatus.values()) {
-            gauge("outbox.records.count", "Outbox records by status", s -> s.recordCount(status))
-                    .tag("status", status.name().toLowerCase(Locale.ROOT)).register(registry);
+            // A series of its own only when counted: a gauge that always reads NaN would look like an outage.
+            if (status != OutboxRecordStatus.COMPLETED || monitor.countsCompletedRecords()) {
+                gauge("outbox.records.count", "Outbox records by status", s -> s.recordCount(status))
+                        .tag("status", status.name().toLowerCase(Locale.ROOT)).register(registry);
+            }
         }
         gauge("outbox.partitions.assigned.count", "Partitions this instance owns",
                 OutboxSnapshot::assignedPartitionCount).register(registry);

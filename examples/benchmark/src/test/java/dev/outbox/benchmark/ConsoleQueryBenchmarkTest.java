@@ -35,7 +35,7 @@ class ConsoleQueryBenchmarkTest {
         assertThat(records.path("COMPLETED").asLong()).isEqualTo(2610);
         for (String phase : List.of("notAnalyzed", "analyzed", "vacuumed")) {
             JsonNode queries = json.path("phases").path(phase).path("queries");
-            assertThat(queries.size()).as(phase).isEqualTo(25);
+            assertThat(queries.size()).as(phase).isEqualTo(26);
             queries.properties().forEach(query -> assertThat(query.getValue().path("maxMillis").asDouble())
                     .as(phase + ": " + query.getKey()).isPositive());
             JsonNode pagePlans = queries.path("page 1, newest first").path("plans");

@@ -67,10 +67,11 @@ public class NamedOutboxesEndpoint {
     @WriteOperation
     public WebEndpointResponse<Object> actOnAll(@Selector String name, String action, @Nullable String eventType,
             @Nullable String aggregateId, @Nullable String handlerId, @Nullable String errorContains,
-            @Nullable String lastAttemptDueFrom, @Nullable String lastAttemptDueBefore) {
+            @Nullable String lastAttemptDueFrom, @Nullable String lastAttemptDueBefore, @Nullable String createdFrom,
+            @Nullable String createdBefore) {
         OutboxEndpoint endpoint = byName.get(name);
         return endpoint == null ? notFound(name) : endpoint.actOnAll(action, eventType, aggregateId, handlerId,
-                errorContains, lastAttemptDueFrom, lastAttemptDueBefore);
+                errorContains, lastAttemptDueFrom, lastAttemptDueBefore, createdFrom, createdBefore);
     }
 
     private WebEndpointResponse<Object> notFound(String name) {

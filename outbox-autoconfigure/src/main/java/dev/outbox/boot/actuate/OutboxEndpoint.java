@@ -138,15 +138,18 @@ public class OutboxEndpoint {
      * {@code eventType}, {@code aggregateId}, {@code handlerId}, {@code errorContains} (text of the last error,
      * without regard to case), {@code lastAttemptDueFrom} and {@code lastAttemptDueBefore} (ISO-8601 instants
      * bounding when the last attempt fell due, about when the record failed:
-     * {@link FailedRecordFilter#lastAttemptDueBetween}): makes every matching FAILED record due again, SKIPPED, or
-     * deletes it. Another action is answered 400, and so is a filter value that {@link OutboxAdmin} refuses, a bound
-     * that is no instant or a range that holds none, naming the parameter; then no record is changed. Answered 503
-     * when the outbox tables fail or do not answer within {@link #OPERATION_TIMEOUT}.
+     * {@link FailedRecordFilter#lastAttemptDueBetween}), {@code createdFrom} and {@code createdBefore} (ISO-8601
+     * instants bounding when the record was created, its age: {@link FailedRecordFilter#createdBetween}): makes every
+     * matching FAILED record due again, SKIPPED, or deletes it. Another action is answered 400, and so is a filter
+     * value that {@link OutboxAdmin} refuses, a bound that is no instant or a range that holds none, naming the
+     * parameter; then no record is changed. Answered 503 when the outbox tables fail or do not answer within
+     * {@link #OPERATION_TIMEOUT}.
      */
     @WriteOperation
     public WebEndpointResponse<Object> actOnAll(String action, @Nullable String eventType,
             @Nullable String aggregateId, @Nullable String handlerId, @Nullable String errorContains,
-            @Nullable String lastAttemptDueFrom, @Nullable String lastAttemptDueBefore) {
+            @Nullable String lastAttemptDueFrom, @Nullable String lastAttemptDueBefore, @Nullable String createdFrom,
+            @Nullable String createdBefore) {
         if (!ALL_ACTIONS.contains(action)) {
             return unknown(action, ALL_ACTIONS);
         }
@@ -155,8 +158,12 @@ public class OutboxEndpoint {
             Instant from = TimeBound.parse("lastAttemptDueFrom", lastAttemptDueFrom);
             Instant before = TimeBound.parse("lastAttemptDueBefore", lastAttemptDueBefore);
             TimeBound.checkRange(from, "lastAttemptDueFrom", before, "lastAttemptDueBefore");
+            Instant createdAtOrAfter = TimeBound.parse("createdFrom", createdFrom);
+            Instant createdEarlier = TimeBound.parse("createdBefore", createdBefore);
+            TimeBound.checkRange(createdAtOrAfter, "createdFrom", createdEarlier, "createdBefore");
             filter = FailedRecordFilter.any().withEventType(eventType).withAggregateId(aggregateId)
-                    .withHandlerId(handlerId).withErrorContaining(errorContains).lastAttemptDueBetween(from, before);
+                    .withHandlerId(handlerId).withErrorContaining(errorContains).lastAttemptDueBetween(from, before)
+                    .createdBetween(createdAtOrAfter, createdEarlier);
         } catch (IllegalArgumentException refused) {
             return badRequest(refused, ALL_ACTIONS);
         }
@@ -272,9 +279,7 @@ public class OutboxEndpoint {
                     self, List.of(), 0);
         }
         Map<String, Long> counts = new LinkedHashMap<>();
-        for (OutboxRecordStatus status : OutboxRecordStatus.values()) {
-            counts.put(status.name().toLowerCase(Locale.ROOT), snapshot.recordCount(status));
-        }
+        snapshot.recordCounts().forEach((status, count) -> counts.put(status.name().toLowerCase(Locale.ROOT), count));
         Backlog backlog = new Backlog(snapshot.recordCount(OutboxRecordStatus.NEW),
                 snapshot.oldestPending().orElse(null), snapshot.oldestPendingAge().toMillis() / 1000.0,
                 snapshot.pendingInOwnedPartitions(), counts, snapshot.unknownStatusCounts());
@@ -484,7 +489,7 @@ public class OutboxEndpoint {
      * @param oldestPending creation time of the oldest NEW record, if any
      * @param oldestPendingAgeSeconds its age when read
      * @param pendingInOwnedPartitions NEW records in this instance's partitions
-     * @param records records per status
+     * @param records records per status; COMPLETED only with {@code outbox.metrics.count-completed-records=true}
      * @param unknownStatuses rows whose status is none of the library's (written by SQL), by the status as stored;
      *     no fetch reads them as due, and the processor marks them FAILED as unreadable rows within a minute
      */

@@ -85,9 +85,9 @@ abstract class AbstractBadInputTest extends DatabasePerTestClass {
                     jdbc(context), "billing_record");
             assertRefusesBadValues(context, "billing_record", failedId,
                     (recordId, action) -> endpoint.act("billing", recordId, action),
-                    (action, eventType, aggregateId, handlerId, errorContains, dueFrom, dueBefore) ->
-                            endpoint.actOnAll("billing", action, eventType, aggregateId, handlerId, errorContains,
-                                    dueFrom, dueBefore));
+                    (action, eventType, aggregateId, handlerId, errorContains, dueFrom, dueBefore, createdFrom,
+                            createdBefore) -> endpoint.actOnAll("billing", action, eventType, aggregateId, handlerId,
+                                    errorContains, dueFrom, dueBefore, createdFrom, createdBefore));
         });
     }
 
@@ -99,22 +99,22 @@ abstract class AbstractBadInputTest extends DatabasePerTestClass {
             JsonMapper json = context.getBean(JsonMapper.class);
 
             for (WebEndpointResponse<Object> answer : List.of(endpoint.act("some-id", TEN_MEGABYTES),
-                    endpoint.actOnAll(TEN_MEGABYTES, null, null, null, null, null, null),
+                    endpoint.actOnAll(TEN_MEGABYTES, null, null, null, null, null, null, null, null),
                     named.act("billing", "some-id", TEN_MEGABYTES),
-                    named.actOnAll("billing", TEN_MEGABYTES, null, null, null, null, null, null))) {
+                    named.actOnAll("billing", TEN_MEGABYTES, null, null, null, null, null, null, null, null))) {
                 assertThat(answer.getStatus()).isEqualTo(400);
                 String body = json.writeValueAsString(answer.getBody());
                 assertThat(body.getBytes(StandardCharsets.UTF_8)).hasSizeLessThan(MAX_REFUSAL_BYTES);
                 assertThat(body).contains("unknown action 'xxxxxxxxxx").contains("(10485760 characters)");
             }
             for (WebEndpointResponse<Object> answer : List.of(named.act(TEN_MEGABYTES, "some-id", "retry"),
-                    named.actOnAll(TEN_MEGABYTES, "retry-all", null, null, null, null, null, null))) {
+                    named.actOnAll(TEN_MEGABYTES, "retry-all", null, null, null, null, null, null, null, null))) {
                 assertThat(answer.getStatus()).isEqualTo(404);
                 assertThat(json.writeValueAsString(answer.getBody()).getBytes(StandardCharsets.UTF_8))
                         .hasSizeLessThan(MAX_REFUSAL_BYTES);
             }
             WebEndpointResponse<Object> hugeFilter = endpoint.actOnAll("retry-all", TEN_MEGABYTES, null, null, null,
-                    null, null);
+                    null, null, null, null);
             assertThat(hugeFilter.getStatus()).isEqualTo(400);
             assertThat(((AdminError) hugeFilter.getBody()).error())
                     .isEqualTo("eventType is 10485760 characters long; the limit is 255 characters");
@@ -126,12 +126,17 @@ abstract class AbstractBadInputTest extends DatabasePerTestClass {
         JsonMapper json = context.getBean(JsonMapper.class);
         List<Map<String, Object>> before = rows(context, table);
         Map<String, Function<String, WebEndpointResponse<Object>>> filterParameters = Map.of(
-                "eventType", value -> actOnAll.act("retry-all", value, null, null, null, null, null),
-                "aggregateId", value -> actOnAll.act("skip-all", null, value, null, null, null, null),
-                "handlerId", value -> actOnAll.act("delete-all", null, null, value, null, null, null),
-                "errorContains", value -> actOnAll.act("skip-all", null, null, null, value, null, null),
-                "lastAttemptDueFrom", value -> actOnAll.act("retry-all", null, null, null, null, value, null),
-                "lastAttemptDueBefore", value -> actOnAll.act("delete-all", null, null, null, null, null, value));
+                "eventType", value -> actOnAll.act("retry-all", value, null, null, null, null, null, null, null),
+                "aggregateId", value -> actOnAll.act("skip-all", null, value, null, null, null, null, null, null),
+                "handlerId", value -> actOnAll.act("delete-all", null, null, value, null, null, null, null, null),
+                "errorContains", value -> actOnAll.act("skip-all", null, null, null, value, null, null, null, null),
+                "lastAttemptDueFrom", value -> actOnAll.act("retry-all", null, null, null, null, value, null, null,
+                        null),
+                "lastAttemptDueBefore", value -> actOnAll.act("delete-all", null, null, null, null, null, value, null,
+                        null),
+                "createdFrom", value -> actOnAll.act("retry-all", null, null, null, null, null, null, value, null),
+                "createdBefore", value -> actOnAll.act("delete-all", null, null, null, null, null, null, null,
+                        value));
         String tooLong = "x".repeat(OutboxRecord.MAX_EVENT_TYPE_LENGTH + 1);
 
         for (String bad : UNSTORABLE) {
@@ -142,16 +147,18 @@ abstract class AbstractBadInputTest extends DatabasePerTestClass {
                 assertRefused(json, act.act(failedId + bad, action), "recordId ");
             }
             assertRefused(json, act.act(failedId, bad), "unknown action '");
-            assertRefused(json, actOnAll.act(bad, null, null, null, null, null, null), "unknown action '");
+            assertRefused(json, actOnAll.act(bad, null, null, null, null, null, null, null, null),
+                    "unknown action '");
         }
         filterParameters.forEach((parameter, retryAll) -> {
-            if (!parameter.equals("errorContains") && !parameter.startsWith("lastAttemptDue")) {
+            if (!parameter.equals("errorContains") && !parameter.startsWith("lastAttemptDue")
+                    && !parameter.startsWith("created")) {
                 assertRefused(json, retryAll.apply(tooLong),
                         parameter + " is 256 characters long; the limit is 255 characters");
             }
         });
         assertRefused(json, actOnAll.act("delete-all", null, null, null, "e".repeat(OutboxRecord.MAX_ERROR_LENGTH + 1),
-                        null, null),
+                        null, null, null, null),
                 "errorContains is 2001 characters long; the limit is 2000 characters");
         assertRefused(json, act.act("r".repeat(OutboxRecord.MAX_ID_LENGTH + 1), "retry"),
                 "recordId is 65 characters long; the limit is 64 characters");
@@ -201,6 +208,6 @@ abstract class AbstractBadInputTest extends DatabasePerTestClass {
     private interface AllOperation {
         WebEndpointResponse<Object> act(String action, @Nullable String eventType, @Nullable String aggregateId,
                 @Nullable String handlerId, @Nullable String errorContains, @Nullable String lastAttemptDueFrom,
-                @Nullable String lastAttemptDueBefore);
+                @Nullable String lastAttemptDueBefore, @Nullable String createdFrom, @Nullable String createdBefore);
     }
 }

@@ -27,6 +27,7 @@ import java.sql.Timestamp;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.time.ZoneOffset;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.List;
@@ -127,22 +128,26 @@ class OutboxActuatorTest {
                     assertThat(endpoint.act(failedId, "skip").getBody()).as("no longer FAILED")
                             .isEqualTo(new AdminResult("skip", 0));
                     assertThat(endpoint.act(failedId, "delete").getBody()).isEqualTo(new AdminResult("delete", 1));
-                    assertThat(endpoint.actOnAll("retry-all", null, null, null, null, null, null).getBody())
+                    assertThat(endpoint.actOnAll("retry-all", null, null, null, null, null, null, null, null)
+                            .getBody())
                             .isEqualTo(new AdminResult("retry-all", 0));
                     context.getBean(Outbox.class).schedule(new Ping("y"), "order-2");
                     await().atMost(PATIENCE).until(() -> endpoint.outbox().failedRecords().oldest().stream()
                             .anyMatch(failed -> failed.aggregateId().equals("order-2")));
-                    assertThat(endpoint.actOnAll("delete-all", null, null, null, "no such error", null, null)
+                    assertThat(endpoint.actOnAll("delete-all", null, null, null, "no such error", null, null, null,
+                            null)
                             .getBody())
                             .isEqualTo(new AdminResult("delete-all", 0));
-                    assertThat(endpoint.actOnAll("skip-all", null, "order-2", null, "DOWNSTREAM REFUSES", null, null)
+                    assertThat(endpoint.actOnAll("skip-all", null, "order-2", null, "DOWNSTREAM REFUSES", null, null,
+                            null, null)
                             .getBody())
                             .isEqualTo(new AdminResult("skip-all", 1));
-                    assertThat(endpoint.actOnAll("delete-all", null, null, null, null, null, null).getBody())
+                    assertThat(endpoint.actOnAll("delete-all", null, null, null, null, null, null, null, null)
+                            .getBody())
                             .as("the SKIPPED record stays").isEqualTo(new AdminResult("delete-all", 0));
                     assertThat(endpoint.outbox().failedRecords().oldest()).isEmpty();
                     WebEndpointResponse<Object> unknownBulk = endpoint.actOnAll("purge-all", null, null, null, null,
-                            null, null);
+                            null, null, null, null);
                     assertThat(unknownBulk.getStatus()).isEqualTo(400);
                     assertThat(unknownBulk.getBody()).isEqualTo(new AdminError("unknown action 'purge-all'; allowed: "
                             + "retry-all, skip-all, delete-all", List.of("retry-all", "skip-all", "delete-all")));
@@ -257,21 +262,22 @@ class OutboxActuatorTest {
                     String ninetyMinutesAgo = now.minus(Duration.ofMinutes(90)).toString();
 
                     assertThat(endpoint.actOnAll("retry-all", null, null, null, null, twoAndAHalfHoursAgo,
-                            ninetyMinutesAgo).getBody()).isEqualTo(new AdminResult("retry-all", 1));
+                            ninetyMinutesAgo, null, null).getBody()).isEqualTo(new AdminResult("retry-all", 1));
                     assertThat(statuses(database, ids)).containsExactly("FAILED", "NEW", "FAILED");
                     assertThat(endpoint.actOnAll("retry-all", null, null, null, null,
-                            now.minus(Duration.ofHours(1)).toString(), null).getBody())
+                            now.minus(Duration.ofHours(1)).toString(), null, null, null).getBody())
                             .as("from is inclusive: the record due exactly 1 h ago").isEqualTo(
                                     new AdminResult("retry-all", 1));
                     assertThat(statuses(database, ids)).containsExactly("FAILED", "NEW", "NEW");
                     database.update("UPDATE outbox_record SET status = 'FAILED', next_retry_at = ? WHERE id = ?",
                             Timestamp.from(now.minus(Duration.ofHours(1))), ids.get(2));
-                    assertThat(endpoint.actOnAll("skip-all", null, null, null, null, ninetyMinutesAgo, null)
+                    assertThat(endpoint.actOnAll("skip-all", null, null, null, null, ninetyMinutesAgo, null, null, null)
                             .getBody()).isEqualTo(new AdminResult("skip-all", 1));
                     assertThat(endpoint.actOnAll("delete-all", null, null, null, null, null,
-                            now.minus(Duration.ofHours(3)).toString()).getBody())
+                            now.minus(Duration.ofHours(3)).toString(), null, null).getBody())
                             .as("before is exclusive").isEqualTo(new AdminResult("delete-all", 0));
-                    assertThat(endpoint.actOnAll("delete-all", null, null, null, null, null, twoAndAHalfHoursAgo)
+                    assertThat(endpoint.actOnAll("delete-all", null, null, null, null, null, twoAndAHalfHoursAgo,
+                            null, null)
                             .getBody()).isEqualTo(new AdminResult("delete-all", 1));
                     assertThat(database.queryForList("SELECT aggregate_id || '=' || status FROM outbox_record "
                             + "ORDER BY aggregate_id", String.class)).containsExactly("order-1=SKIPPED", "order-2=NEW");
@@ -279,13 +285,69 @@ class OutboxActuatorTest {
                     for (List<String> bounds : List.of(List.of("an hour ago", ""), List.of("", "2026-02-30T00:00Z"),
                             List.of(ninetyMinutesAgo, twoAndAHalfHoursAgo))) {
                         WebEndpointResponse<Object> refused = endpoint.actOnAll("delete-all", null, null, null, null,
-                                bounds.get(0), bounds.get(1));
+                                bounds.get(0), bounds.get(1), null, null);
                         assertThat(refused.getStatus()).isEqualTo(400);
                         assertThat(((AdminError) refused.getBody()).error())
                                 .startsWith(bounds.get(0).isEmpty() ? "lastAttemptDueBefore" : "lastAttemptDueFrom");
                     }
                     assertThat(database.queryForObject("SELECT COUNT(*) FROM outbox_record", Integer.class))
                             .as("refused: nothing deleted").isEqualTo(2);
+                });
+    }
+
+    /** The creation-time bounds reach the database: records created inside them change, those outside do not. */
+    @Test
+    void bulkOperationsBoundedByTheCreationTimeChangeOnlyTheRecordsCreatedWithinTheBounds() {
+        runner.withPropertyValues("outbox.schema-initialization.enabled=true", "outbox.processing.enabled=false")
+                .run(context -> {
+                    OutboxRecordRepository records = context.getBean(OutboxRecordRepository.class);
+                    JdbcTemplate database = new JdbcTemplate(context.getBean(DataSource.class));
+                    Instant now = Instant.now().truncatedTo(ChronoUnit.SECONDS);
+                    List<String> ids = new ArrayList<>();
+                    for (int hoursAgo = 3; hoursAgo >= 1; hoursAgo--) {
+                        Clock createdThen = Clock.fixed(now.minus(Duration.ofHours(hoursAgo)), ZoneOffset.UTC);
+                        ids.add(records.save(OutboxRecord.builder().aggregateId("order-" + hoursAgo)
+                                .eventType("Ping").payload("{}").build(createdThen)).getId());
+                    }
+                    // their last attempts all fell due now: only the creation time tells them apart
+                    database.update("UPDATE outbox_record SET status = 'FAILED', next_retry_at = ?",
+                            Timestamp.from(now));
+                    OutboxEndpoint endpoint = context.getBean(OutboxEndpoint.class);
+                    String twoAndAHalfHoursAgo = now.minus(Duration.ofMinutes(150)).toString();
+                    String ninetyMinutesAgo = now.minus(Duration.ofMinutes(90)).toString();
+
+                    for (List<String> bounds : List.of(List.of("yesterday", ""), List.of("", "2026-02-30T00:00Z"),
+                            List.of(ninetyMinutesAgo, twoAndAHalfHoursAgo), List.of(ninetyMinutesAgo,
+                                    ninetyMinutesAgo))) {
+                        WebEndpointResponse<Object> refused = endpoint.actOnAll("delete-all", null, null, null, null,
+                                null, null, bounds.get(0), bounds.get(1));
+                        assertThat(refused.getStatus()).isEqualTo(400);
+                        String error = ((AdminError) refused.getBody()).error();
+                        assertThat(error).startsWith(bounds.get(0).isEmpty() ? "createdBefore" : "createdFrom");
+                        if (!bounds.get(0).isEmpty() && !bounds.get(1).isEmpty()) {
+                            assertThat(error).as("a range holding no instant names both bounds")
+                                    .isEqualTo("createdFrom (" + ninetyMinutesAgo + ") must be before createdBefore ("
+                                            + bounds.get(1) + ")");
+                        }
+                    }
+                    assertThat(statuses(database, ids)).as("refused: nothing changed")
+                            .containsExactly("FAILED", "FAILED", "FAILED");
+
+                    assertThat(endpoint.actOnAll("retry-all", null, null, null, null, null, null,
+                            twoAndAHalfHoursAgo, ninetyMinutesAgo).getBody())
+                            .isEqualTo(new AdminResult("retry-all", 1));
+                    assertThat(statuses(database, ids)).containsExactly("FAILED", "NEW", "FAILED");
+                    assertThat(endpoint.actOnAll("skip-all", null, null, null, null, null, null,
+                            now.minus(Duration.ofHours(1)).toString(), null).getBody())
+                            .as("from is inclusive: the record created exactly 1 h ago")
+                            .isEqualTo(new AdminResult("skip-all", 1));
+                    assertThat(endpoint.actOnAll("delete-all", null, null, null, null, null, null, null,
+                            now.minus(Duration.ofHours(3)).toString()).getBody())
+                            .as("before is exclusive").isEqualTo(new AdminResult("delete-all", 0));
+                    assertThat(endpoint.actOnAll("delete-all", null, null, null, null, null, null, null,
+                            twoAndAHalfHoursAgo).getBody()).isEqualTo(new AdminResult("delete-all", 1));
+                    assertThat(database.queryForList("SELECT aggregate_id || '=' || status FROM outbox_record "
+                            + "ORDER BY aggregate_id", String.class)).containsExactly("order-1=SKIPPED", "order-2=NEW");
                 });
     }
 

@@ -140,7 +140,8 @@ class OutboxHealthDuringOutageTest {
 
         hang.begin();
         List<Function<OutboxEndpoint, WebEndpointResponse<Object>>> operations = List.of(
-                e -> e.act("record-1", "retry"), e -> e.actOnAll("retry-all", null, null, null, null, null, null),
+                e -> e.act("record-1", "retry"),
+                e -> e.actOnAll("retry-all", null, null, null, null, null, null, null, null),
                 e -> e.act("record-1", "skip"), e -> e.act("record-1", "delete"));
         for (int i = 0; i < operations.size(); i++) {
             Function<OutboxEndpoint, WebEndpointResponse<Object>> operation = operations.get(i);
@@ -211,7 +212,7 @@ class OutboxHealthDuringOutageTest {
 
         for (WebEndpointResponse<Object> response : List.of(endpoint.act("record-1", "retry"),
                 endpoint.act("record-1", "skip"), endpoint.act("record-1", "delete"),
-                endpoint.actOnAll("retry-all", "Ping", null, null, null, null, null))) {
+                endpoint.actOnAll("retry-all", "Ping", null, null, null, null, null, null, null))) {
             assertThat(response.getStatus()).isEqualTo(WebEndpointResponse.STATUS_SERVICE_UNAVAILABLE);
             assertThat(response.getBody()).isInstanceOfSatisfying(AdminUnavailable.class,
                     unavailable -> assertThat(unavailable.error()).isEqualTo("the outbox tables are unavailable: "

@@ -82,6 +82,7 @@ class NamedOutboxesTest {
                     "outbox.instance.stale-instance-timeout-seconds=5",
                     "outbox.instance.new-instance-detection-interval-seconds=1",
                     "outbox.metrics.refresh-interval=100ms",
+                    "outbox.metrics.count-completed-records=true",
                     "outbox.schema-initialization.enabled=true",
                     "outbox.poll-interval=100ms")
             .withPropertyValues(README_PROPERTIES.toArray(String[]::new));

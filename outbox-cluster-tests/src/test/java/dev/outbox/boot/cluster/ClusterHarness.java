@@ -206,7 +206,8 @@ final class ClusterHarness implements AutoCloseable {
 
     /**
      * Starts a node JVM without waiting for it (see {@link #awaitUp(String)}); {@code extraProperties} ("key=value")
-     * add to or override {@link #nodeProperties(String)}.
+     * add to or override {@link #nodeProperties(String)}. Only a node given
+     * {@value ClusterNodeApplication#CONSOLE_SECURITY}=true has Spring Security on its class path.
      */
     void startNode(String instanceId, String... extraProperties) {
         // By key, later ones winning: Spring would join two values of one command-line key with a comma.
@@ -214,7 +215,10 @@ final class ClusterHarness implements AutoCloseable {
         Stream.concat(nodeProperties(instanceId).stream(), Stream.of(extraProperties)).forEach(property ->
                 properties.put(property.substring(0, property.indexOf('=')), property));
         List<String> arguments = properties.values().stream().map(property -> "--" + property).toList();
-        ClusterNode node = ClusterNode.start(instanceId, logDirectory.resolve(instanceId + ".log"), arguments);
+        boolean withSpringSecurity = (ClusterNodeApplication.CONSOLE_SECURITY + "=true")
+                .equals(properties.get(ClusterNodeApplication.CONSOLE_SECURITY));
+        ClusterNode node = ClusterNode.start(instanceId, logDirectory.resolve(instanceId + ".log"), arguments,
+                withSpringSecurity);
         nodes.put(instanceId, node);
         expectedAlive.add(instanceId);
     }

@@ -1,5 +1,6 @@
 package dev.outbox.boot.cluster;
 
+import java.io.File;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
@@ -26,6 +27,8 @@ final class ClusterNode {
 
     private static final Duration EXIT_DEADLINE = Duration.ofSeconds(30);
     private static final Set<ClusterNode> RUNNING = ConcurrentHashMap.newKeySet();
+    /** The system property with Spring Security's jars, for nodes that sign users in. */
+    static final String SECURITY_JARS_PROPERTY = "cluster.security-jars";
 
     static {
         // Last resort when the test JVM is shut down in the middle of a test; see also the node's parent watchdog.
@@ -43,14 +46,18 @@ final class ClusterNode {
         this.log = log;
     }
 
-    /** Starts the JVM with the test's class path; {@code arguments} are Spring Boot command-line arguments. */
-    static ClusterNode start(String id, Path log, List<String> arguments) {
+    /**
+     * Starts the JVM with the test's class path, plus Spring Security's jars when {@code withSpringSecurity};
+     * {@code arguments} are Spring Boot command-line arguments.
+     */
+    static ClusterNode start(String id, Path log, List<String> arguments, boolean withSpringSecurity) {
+        String classPath = System.getProperty("java.class.path");
         List<String> command = new ArrayList<>(List.of(
                 Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                 "-Xmx256m",
                 // Small and quick to start: two cores are shared by up to five JVMs and PostgreSQL.
                 "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
-                "-cp", System.getProperty("java.class.path"),
+                "-cp", withSpringSecurity ? classPath + File.pathSeparator + springSecurityClassPath() : classPath,
                 ClusterNodeApplication.class.getName()));
         command.addAll(arguments);
         try {
@@ -64,6 +71,19 @@ final class ClusterNode {
         } catch (IOException e) {
             throw new IllegalStateException("Could not start " + id, e);
         }
+    }
+
+    /**
+     * Spring Security's jars, which the build keeps off the test JVM's class path (with them there, Spring Boot would
+     * secure every endpoint of a test's own web application) and names in {@value #SECURITY_JARS_PROPERTY}.
+     */
+    private static String springSecurityClassPath() {
+        String jars = System.getProperty(SECURITY_JARS_PROPERTY, "");
+        if (jars.isBlank() || jars.startsWith("${")) {
+            throw new IllegalStateException("The system property " + SECURITY_JARS_PROPERTY + " names no jars ('"
+                    + jars + "'); outbox-cluster-tests' pom sets it for Surefire");
+        }
+        return jars;
     }
 
     String id() {

@@ -1,6 +1,7 @@
 package dev.outbox.boot.cluster;
 
 import com.zaxxer.hikari.HikariDataSource;
+import dev.outbox.console.OutboxConsoleProperties;
 import dev.outbox.handler.HandlerRegistration;
 import dev.outbox.jdbc.dialect.SqlStatements;
 import java.time.Clock;
@@ -15,6 +16,8 @@ import org.springframework.beans.factory.support.BeanDefinitionRegistryPostProce
 import org.springframework.beans.factory.support.RootBeanDefinition;
 import org.springframework.boot.SpringBootConfiguration;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
 import org.springframework.boot.builder.SpringApplicationBuilder;
@@ -23,6 +26,11 @@ import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Import;
 import org.springframework.core.env.Environment;
 import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.security.config.Customizer;
+import org.springframework.security.config.annotation.web.builders.HttpSecurity;
+import org.springframework.security.core.userdetails.User;
+import org.springframework.security.provisioning.InMemoryUserDetailsManager;
+import org.springframework.security.web.SecurityFilterChain;
 
 /**
  * One instance of an outbox cluster: the starter's auto-configuration plus a handler that writes down every call in
@@ -32,6 +40,9 @@ import org.springframework.jdbc.core.JdbcTemplate;
 @SpringBootConfiguration
 @EnableAutoConfiguration
 public class ClusterNodeApplication {
+
+    /** See {@link ConsoleUsers}. */
+    static final String CONSOLE_SECURITY = "cluster.console-security";
 
     public static void main(String[] args) {
         exitWhenTestJvmIsGone();
@@ -128,6 +139,39 @@ public class ClusterNodeApplication {
     @ConditionalOnWebApplication
     @Import(ClusterWriteEndpoint.class)
     static class WebWrites {
+    }
+
+    /**
+     * {@value #CONSOLE_SECURITY}{@code =true} (default false): the harness puts Spring Security on the node's class
+     * path (no other node has it) and the node signs users in with Spring Security's form login, as an application
+     * with the console would: {@value #OPERATOR} with the console's {@code outbox.console.role} and {@value #VIEWER}
+     * without it, both with the password {@value #PASSWORD}. CSRF protection stays on; the actuator stays open to
+     * anyone, as on the other nodes, for the harness.
+     */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.SERVLET)
+    @ConditionalOnBooleanProperty(CONSOLE_SECURITY)
+    @ConditionalOnClass(name = "org.springframework.security.web.SecurityFilterChain")
+    static class ConsoleUsers {
+
+        static final String OPERATOR = "operator";
+        static final String VIEWER = "viewer";
+        static final String PASSWORD = "secret";
+
+        @Bean
+        InMemoryUserDetailsManager consoleUsers(OutboxConsoleProperties console) {
+            return new InMemoryUserDetailsManager(
+                    User.withUsername(OPERATOR).password("{noop}" + PASSWORD).roles(console.role()).build(),
+                    User.withUsername(VIEWER).password("{noop}" + PASSWORD).roles("VIEWER").build());
+        }
+
+        @Bean
+        SecurityFilterChain consoleSecurity(HttpSecurity http) throws Exception {
+            return http.authorizeHttpRequests(requests -> requests.requestMatchers("/actuator/**").permitAll()
+                            .anyRequest().authenticated())
+                    .csrf(csrf -> csrf.ignoringRequestMatchers("/actuator/**"))
+                    .formLogin(Customizer.withDefaults()).build();
+        }
     }
 
     /**
