@@ -151,7 +151,7 @@ final class ConsoleQueryBenchmark {
                 () -> stores.records().pendingByPartitionAndHandler()));
         queries.add(new ConsoleQuery("  live instances", () -> stores.instances().findLive(STALE_TIMEOUT)));
         queries.add(new ConsoleQuery("  partition table", () -> stores.partitions().findAll()));
-        queries.add(new ConsoleQuery("records by status, COMPLETED too (count-completed-records)",
+        queries.add(new ConsoleQuery("records by status, COMPLETED too (opt-in)",
                 () -> stores.records().countByStoredStatus()));
         queries.add(page(admin, "page 1, oldest first", any, FailedRecordOrder.OLDEST_FIRST, null));
         queries.add(page(admin, "page 1, newest first", any, FailedRecordOrder.NEWEST_FIRST, null));
