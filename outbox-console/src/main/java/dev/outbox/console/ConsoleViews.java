@@ -2,8 +2,8 @@ package dev.outbox.console;
 
 import dev.outbox.OutboxRecord;
 import dev.outbox.OutboxRecordStatus;
-import dev.outbox.boot.actuate.OutboxEndpoint.FailedRecord;
-import dev.outbox.boot.actuate.OutboxEndpoint.Member;
+import dev.outbox.boot.actuate.OutboxReport.FailedRecord;
+import dev.outbox.boot.actuate.OutboxReport.Member;
 import dev.outbox.console.ConsoleHistory.SeenInstance;
 import dev.outbox.monitoring.DeferredRecords;
 import dev.outbox.monitoring.LatestReading;

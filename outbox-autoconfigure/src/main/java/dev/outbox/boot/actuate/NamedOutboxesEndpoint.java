@@ -2,7 +2,6 @@ package dev.outbox.boot.actuate;
 
 import dev.outbox.boot.NamedOutbox;
 import dev.outbox.boot.NamedOutboxes;
-import dev.outbox.boot.actuate.OutboxEndpoint.OutboxReport;
 import java.time.Clock;
 import java.util.LinkedHashMap;
 import java.util.Map;

@@ -14,7 +14,6 @@ import dev.outbox.boot.OutboxStoreAutoConfiguration;
 import dev.outbox.boot.OutboxWriteAutoConfiguration;
 import dev.outbox.boot.actuate.OutboxEndpoint.AdminError;
 import dev.outbox.boot.actuate.OutboxEndpoint.AdminResult;
-import dev.outbox.boot.actuate.OutboxEndpoint.OutboxReport;
 import dev.outbox.boot.actuate.OutboxEndpoint.PartitionsReport;
 import dev.outbox.boot.actuate.OutboxEndpoint.UnknownListing;
 import dev.outbox.cluster.ClusterCoordinator;

@@ -6,7 +6,6 @@ import static org.awaitility.Awaitility.await;
 import dev.outbox.admin.OutboxAdmin;
 import dev.outbox.boot.actuate.OutboxEndpoint.AdminResult;
 import dev.outbox.boot.actuate.OutboxEndpoint.AdminUnavailable;
-import dev.outbox.boot.actuate.OutboxEndpoint.OutboxReport;
 import dev.outbox.cluster.ClusterCoordinator;
 import dev.outbox.monitoring.OutboxMonitor;
 import dev.outbox.spi.RecordAdministration;

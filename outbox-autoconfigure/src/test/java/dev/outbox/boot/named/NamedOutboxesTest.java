@@ -14,7 +14,7 @@ import dev.outbox.boot.OutboxStoreAutoConfiguration;
 import dev.outbox.boot.OutboxWriteAutoConfiguration;
 import dev.outbox.boot.actuate.NamedOutboxesEndpoint;
 import dev.outbox.boot.actuate.OutboxActuatorAutoConfiguration;
-import dev.outbox.boot.actuate.OutboxEndpoint.OutboxReport;
+import dev.outbox.boot.actuate.OutboxReport;
 import dev.outbox.boot.actuate.OutboxEndpoint.PartitionsReport;
 import dev.outbox.handler.HandlerRegistration;
 import dev.outbox.jdbc.testing.ReadmeSnippets;
