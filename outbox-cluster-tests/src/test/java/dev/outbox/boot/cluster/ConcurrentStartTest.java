@@ -25,9 +25,9 @@ import org.junit.jupiter.params.provider.EnumSource;
 class ConcurrentStartTest {
 
     private static final List<String> REPLICAS = List.of("replica-1", "replica-2", "replica-3");
-    /** Changesets of the outbox changelog: 15 everywhere, and PostgreSQL's five of its own indexes (004, 010, 011). */
-    private static final int POSTGRES_CHANGESETS = 20;
-    private static final int MARIADB_CHANGESETS = 15;
+    /** Changesets of the outbox changelog: 16 everywhere, and PostgreSQL's five of its own indexes (004, 010, 011). */
+    private static final int POSTGRES_CHANGESETS = 21;
+    private static final int MARIADB_CHANGESETS = 16;
     /** The application changelog of outbox-jdbc's tests: two changesets of its own around the outbox include. */
     private static final String APPLICATION_CHANGELOG = "classpath:dev/outbox/jdbc/app-changelog-master.xml";
     private static final int APPLICATION_CHANGESETS = 2;
