@@ -6,7 +6,6 @@ import static dev.outbox.boot.cluster.ClusterAssertions.since;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import java.io.File;
 import java.io.IOException;
 import java.net.URI;
 import java.nio.file.Files;
@@ -22,7 +21,6 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Predicate;
 import java.util.stream.IntStream;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInfo;
 import org.junit.jupiter.api.Timeout;
@@ -35,25 +33,19 @@ import org.openqa.selenium.OutputType;
 import org.openqa.selenium.StaleElementReferenceException;
 import org.openqa.selenium.TakesScreenshot;
 import org.openqa.selenium.WebDriver;
-import org.openqa.selenium.WebElement;
-import org.openqa.selenium.chrome.ChromeDriver;
-import org.openqa.selenium.chrome.ChromeDriverService;
-import org.openqa.selenium.chrome.ChromeOptions;
 
 /**
  * The operator console of node-1 in headless Chromium, two web node JVMs on PostgreSQL: the grid names both owners as
  * the partition table does, FAILED records show in the list, a retry by filter confirmed in the page completes them
  * and a skip marks one SKIPPED, and node-2 killed with -9 turns late or departed on the page before its partitions
  * show node-1 as their owner, its claims of the hour counting them, and stays departed once its row is gone. Screenshots go to
- * {@code target/console-screenshots}. Skipped when {@value #CHROMIUM} or {@value #CHROMEDRIVER} is missing, unless
+ * {@code target/console-screenshots}. Skipped when Chromium or chromedriver is missing, unless
  * {@code OUTBOX_TEST_REQUIRE_BROWSER=true}.
  */
 @ExtendWith(NodeLogsOnFailure.class)
 @Timeout(value = 5, unit = TimeUnit.MINUTES)
 class ConsoleClusterBrowserTest {
 
-    static final String CHROMIUM = "/usr/bin/chromium";
-    static final String CHROMEDRIVER = "/usr/bin/chromedriver";
     private static final List<String> NODES = List.of("node-1", "node-2");
     /** Generous: two cores are shared by PostgreSQL, Chromium, the test JVM and two node JVMs. */
     private static final Duration PATIENCE = Duration.ofSeconds(90);
@@ -77,13 +69,7 @@ class ConsoleClusterBrowserTest {
     @Test
     void anOperatorSeesTwoNodesRetriesAndSkipsFailedRecordsAndAKilledNodesPartitionsTakenOver(TestInfo test,
             @TempDir Path profile) throws IOException {
-        boolean present = Files.isExecutable(Path.of(CHROMIUM)) && Files.isExecutable(Path.of(CHROMEDRIVER));
-        if (!present) {
-            assertThat("true".equals(System.getenv("OUTBOX_TEST_REQUIRE_BROWSER")))
-                    .as("OUTBOX_TEST_REQUIRE_BROWSER=true, but %s or %s is missing", CHROMIUM, CHROMEDRIVER)
-                    .isFalse();
-            Assumptions.abort(CHROMIUM + " or " + CHROMEDRIVER + " is missing");
-        }
+        ClusterBrowser.assumePresent();
         Files.createDirectories(SCREENSHOTS);
         long startedAt = System.nanoTime();
         try (ClusterHarness cluster = ClusterHarness.create(name(test))) {
@@ -95,7 +81,7 @@ class ConsoleClusterBrowserTest {
                     "outbox.console.operations-enabled=true",
                     "outbox.console.allow-operations-without-security=true");
             cluster.awaitBalanced(NODES.toArray(String[]::new));
-            browser = startBrowser(profile);
+            browser = ClusterBrowser.start(profile);
             try {
                 browser.get(web.get("node-1") + "/outbox-console");
                 twoOwnersInTheGrid(cluster);
@@ -233,17 +219,9 @@ class ConsoleClusterBrowserTest {
             List<String> cells = IntStream.range(0, PartitionTable.PARTITIONS)
                     .mapToObj(p -> p + "|" + table.ownerOf(p) + "|true").toList();
             matched.set(table);
-            return gridCells().equals(cells);
+            return ClusterBrowser.gridCells(browser).equals(cells);
         });
         return matched.get();
-    }
-
-    /** Each cell as "partition|owner|live", in page order. */
-    @SuppressWarnings("unchecked")
-    private List<String> gridCells() {
-        return (List<String>) ((JavascriptExecutor) browser).executeScript("return Array.from(document"
-                + ".querySelectorAll('#partition-grid [data-partition]'))"
-                + ".map(c => c.dataset.partition + '|' + c.dataset.owner + '|' + c.dataset.ownerLive);");
     }
 
     /** The computed background colour of the first of the partitions' cells. */
@@ -331,16 +309,5 @@ class ConsoleClusterBrowserTest {
 
     private void screenshot(String file) throws IOException {
         Files.write(SCREENSHOTS.resolve(file), ((TakesScreenshot) browser).getScreenshotAs(OutputType.BYTES));
-    }
-
-    private static WebDriver startBrowser(Path profile) {
-        ChromeOptions options = new ChromeOptions();
-        options.setBinary(CHROMIUM);
-        options.addArguments("--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                "--disable-component-update", "--disable-sync", "--no-first-run", "--window-size=1280,2200",
-                "--user-data-dir=" + profile.toAbsolutePath());
-        ChromeDriverService service = new ChromeDriverService.Builder()
-                .usingDriverExecutable(new File(CHROMEDRIVER)).usingAnyFreePort().build();
-        return new ChromeDriver(service, options);
     }
 }

@@ -7,9 +7,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.outbox.boot.cluster.ClusterNodeApplication.ConsoleUsers;
-import java.io.File;
 import java.net.URI;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -17,7 +15,6 @@ import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.IntStream;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInfo;
 import org.junit.jupiter.api.Timeout;
@@ -26,9 +23,6 @@ import org.junit.jupiter.api.io.TempDir;
 import org.openqa.selenium.By;
 import org.openqa.selenium.JavascriptExecutor;
 import org.openqa.selenium.WebDriver;
-import org.openqa.selenium.chrome.ChromeDriver;
-import org.openqa.selenium.chrome.ChromeDriverService;
-import org.openqa.selenium.chrome.ChromeOptions;
 
 /**
  * The operator console behind Spring Security's form login on two web node JVMs on PostgreSQL, in headless Chromium:
@@ -53,20 +47,13 @@ class ConsoleClusterSecurityBrowserTest {
 
     @Test
     void aUserWithoutTheRoleIsRefusedOnEitherNodeAndTheOperatorSeesBothOwners(TestInfo test, @TempDir Path profile) {
-        boolean present = Files.isExecutable(Path.of(ConsoleClusterBrowserTest.CHROMIUM))
-                && Files.isExecutable(Path.of(ConsoleClusterBrowserTest.CHROMEDRIVER));
-        if (!present) {
-            assertThat("true".equals(System.getenv("OUTBOX_TEST_REQUIRE_BROWSER")))
-                    .as("OUTBOX_TEST_REQUIRE_BROWSER=true, but Chromium or chromedriver is missing").isFalse();
-            Assumptions.abort(ConsoleClusterBrowserTest.CHROMIUM + " or " + ConsoleClusterBrowserTest.CHROMEDRIVER
-                    + " is missing");
-        }
+        ClusterBrowser.assumePresent();
         long startedAt = System.nanoTime();
         try (ClusterHarness cluster = ClusterHarness.create(name(test))) {
             Map<String, URI> web = cluster.startWebNodes(NODES, ClusterNodeApplication.CONSOLE_SECURITY + "=true",
                     "outbox.console.role=" + ROLE);
             cluster.awaitBalanced(NODES.toArray(String[]::new));
-            browser = startBrowser(profile);
+            browser = ClusterBrowser.start(profile);
             try {
                 for (String node : NODES) {
                     URI console = web.get(node).resolve("/outbox-console");
@@ -101,7 +88,7 @@ class ConsoleClusterSecurityBrowserTest {
             PartitionTable table = cluster.partitionTable();
             List<String> cells = IntStream.range(0, PartitionTable.PARTITIONS)
                     .mapToObj(p -> p + "|" + table.ownerOf(p) + "|true").toList();
-            return table.countsByOwner().equals(Map.of("node-1", 128, "node-2", 128)) && gridCells().equals(cells);
+            return table.countsByOwner().equals(Map.of("node-1", 128, "node-2", 128)) && ClusterBrowser.gridCells(browser).equals(cells);
         });
         assertThat(answer(console + "/api/overview")).as("the overview on %s for %s", node, ConsoleUsers.OPERATOR)
                 .startsWith("200 ");
@@ -131,26 +118,7 @@ class ConsoleClusterSecurityBrowserTest {
                         + " e => done('failed ' + e));", url));
     }
 
-    /** Each cell as "partition|owner|live", in page order. */
-    @SuppressWarnings("unchecked")
-    private List<String> gridCells() {
-        return (List<String>) ((JavascriptExecutor) browser).executeScript("return Array.from(document"
-                + ".querySelectorAll('#partition-grid [data-partition]'))"
-                + ".map(c => c.dataset.partition + '|' + c.dataset.owner + '|' + c.dataset.ownerLive);");
-    }
-
     private static void awaitOnPage(String what, Callable<Boolean> condition) {
         await().alias(what).atMost(PATIENCE).pollInterval(Duration.ofMillis(200)).until(condition);
-    }
-
-    private static WebDriver startBrowser(Path profile) {
-        ChromeOptions options = new ChromeOptions();
-        options.setBinary(ConsoleClusterBrowserTest.CHROMIUM);
-        options.addArguments("--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                "--disable-component-update", "--disable-sync", "--no-first-run", "--window-size=1280,2200",
-                "--user-data-dir=" + profile.toAbsolutePath());
-        ChromeDriverService service = new ChromeDriverService.Builder()
-                .usingDriverExecutable(new File(ConsoleClusterBrowserTest.CHROMEDRIVER)).usingAnyFreePort().build();
-        return new ChromeDriver(service, options);
     }
 }
