@@ -1,5 +1,6 @@
 package dev.outbox.spi;
 
+import dev.outbox.internal.Checks;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Objects;
@@ -31,8 +32,8 @@ public record InstanceState(String instanceId, String hostname, int port, Instan
         Objects.requireNonNull(startedAt, "startedAt");
         Objects.requireNonNull(lastHeartbeat, "lastHeartbeat");
         Objects.requireNonNull(heartbeatAge, "heartbeatAge");
-        if (recordsCompleted != null && recordsCompleted < 0) {
-            throw new IllegalArgumentException("recordsCompleted must be at least 0, not " + recordsCompleted);
+        if (recordsCompleted != null) {
+            Checks.atLeast("recordsCompleted", recordsCompleted, 0);
         }
     }
 

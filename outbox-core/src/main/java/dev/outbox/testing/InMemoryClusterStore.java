@@ -1,5 +1,6 @@
 package dev.outbox.testing;
 
+import dev.outbox.internal.Checks;
 import dev.outbox.partition.Fence;
 import dev.outbox.partition.PartitionHasher;
 import dev.outbox.spi.InstanceCapabilities;
@@ -70,12 +71,12 @@ public final class InMemoryClusterStore implements InstanceStore, PartitionStore
     }
 
     private boolean beat(String instanceId, @Nullable Long recordsCompleted) {
+        if (recordsCompleted != null) {
+            Checks.atLeast("recordsCompleted", recordsCompleted, 0);
+        }
         InstanceRow row = instances.get(Objects.requireNonNull(instanceId, "instanceId"));
         if (row == null) {
             return false;
-        }
-        if (recordsCompleted != null && recordsCompleted < 0) {
-            throw new IllegalArgumentException("recordsCompleted must be at least 0, not " + recordsCompleted);
         }
         instances.put(instanceId, row.withHeartbeat(now(), recordsCompleted));
         return true;

@@ -1,6 +1,7 @@
 package dev.outbox.spi;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.tuple;
 import static org.awaitility.Awaitility.await;
 
@@ -243,6 +244,18 @@ public abstract class InstanceStoreContract {
                 .containsExactly(tuple("node-a", 5L), tuple("node-b", 3_000_000_000L));
         assertThat(instanceStore().heartbeat("node-a", 12)).isTrue();
         assertThat(live("node-a").recordsCompleted()).as("each heartbeat replaces the count").isEqualTo(12L);
+    }
+
+    @Test
+    public final void aNegativeCountIsRefusedNamingItAndLeavesTheRowAsItWas() {
+        instanceStore().register("node-a", "host-a", 8080);
+        instanceStore().heartbeat("node-a", 4);
+
+        assertThatThrownBy(() -> instanceStore().heartbeat("node-a", -1))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("recordsCompleted");
+        assertThatThrownBy(() -> instanceStore().heartbeatAndFindLive("node-a", -1, LIVE))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("recordsCompleted");
+        assertThat(live("node-a").recordsCompleted()).isEqualTo(4L);
     }
 
     @Test

@@ -3,6 +3,7 @@ package dev.outbox.jdbc;
 import dev.outbox.jdbc.dialect.DatabaseDialect;
 import dev.outbox.jdbc.dialect.OutboxTables;
 import dev.outbox.jdbc.dialect.SqlStatements;
+import dev.outbox.internal.Checks;
 import dev.outbox.internal.FormPairs;
 import dev.outbox.spi.InstanceCapabilities;
 import dev.outbox.spi.InstanceState;
@@ -178,8 +179,8 @@ public final class JdbcInstanceStore implements InstanceStore {
 
     /** The heartbeat's parameters; the count typed, so that a NULL binds on every driver. */
     private static MapSqlParameterSource beat(String instanceId, @Nullable Long recordsCompleted) {
-        if (recordsCompleted != null && recordsCompleted < 0) {
-            throw new IllegalArgumentException("recordsCompleted must be at least 0, not " + recordsCompleted);
+        if (recordsCompleted != null) {
+            Checks.atLeast("recordsCompleted", recordsCompleted, 0);
         }
         return new MapSqlParameterSource("instanceId", Objects.requireNonNull(instanceId, "instanceId"))
                 .addValue("recordsCompleted", recordsCompleted, Types.BIGINT);
